@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# tsq: per-cgroup TCP Small Queues policy with BPF.
+#
+#   make              kernel (cached), libbpf + bpftool, BPF objects, programs
+#   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
+#   make check        host tests, then the VM tests (TESTS="effect race")
+#   make demo         boot the VM and show a bulk flow's queue with and without tsq
+#   make help         more
+OUTPUT ?= .output
+DEBUG ?= 0
+V ?= 0
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CLANG ?= $(shell command -v clang-19 || command -v clang)
+CC ?= cc
+TOOLS := $(OUTPUT)/tools
+BPFTOOL ?= $(TOOLS)/bpftool
+LIBBPF_A := $(TOOLS)/lib/libbpf.a
+KERNEL_DIR := $(OUTPUT)/kernel
+ifeq ($(DEBUG),1)
+KERNEL_DIR := $(OUTPUT)/kernel-debug
+endif
+VMLINUX := $(KERNEL_DIR)/vmlinux
+VMLINUX_H ?= $(OUTPUT)/vmlinux.h
+
+CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter $(EXTRA_CFLAGS)
+INCLUDES := -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
+LDLIBS := $(LIBBPF_A) -lelf -lz -lpthread
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	      -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
+BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
+SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
+TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog
+
+vpath %.bpf.c bpf tests/bpf
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps kernel tools check check-host check-vm demo help clean distclean
+
+all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS)
+
+help:
+	@sed -n 's/^#   //p' Makefile
+	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H= EXTRA_CFLAGS='
+	@echo '             TSQ_CACHE=/var/cache/tsq (kernel and tools cache)'
+
+# The kernel and tools scripts keep their own cache; these rules always
+# ask them, and they answer in a second when nothing changed.
+deps:
+	$(Q)scripts/install-deps.sh
+
+kernel: | deps
+	$(Q)scripts/build-kernel.sh $(OUTPUT) $(DEBUG)
+
+tools: | deps
+	$(Q)scripts/build-tools.sh $(OUTPUT)
+
+$(VMLINUX): kernel
+
+$(OUTPUT)/vmlinux.h: $(VMLINUX) | $(OUTPUT) tools
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX) format c > $@.tmp
+	$(Q)grep -q 'struct tcp_tsq_ops {' $@.tmp || \
+		{ echo "$(VMLINUX) has no struct tcp_tsq_ops: not the patched kernel" >&2; exit 1; }
+	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(OUTPUT):
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: %.bpf.c $(VMLINUX_H) include/tsq.h | $(OUTPUT) tools
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | tools
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
+
+$(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) include/tsq.h | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
+
+$(OUTPUT)/qdisc_backlog: tests/vm/qdisc_backlog.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+check: all
+	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
+
+check-host: all
+	$(Q)tests/host/run
+
+check-vm: all
+	$(Q)DEBUG=$(DEBUG) tests/vm/run-tests $(TESTS)
+
+demo: all
+	$(Q)tests/vm/run-vm -- demo/demo.sh
+
+# User-space library, its unit tests and fuzzers.
+-include user/Makefile.inc
+all: $(USER_LIB_TARGETS)
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
+
+# Also drops the kernel and tools cache shared by every checkout.
+distclean: clean
+	$(Q)rm -rf $${TSQ_CACHE:-/var/cache/tsq}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* ABI shared by the tsq BPF programs and user space. */
+#ifndef __TSQ_H
+#define __TSQ_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/* tsq_fixed: one policy for every TCP socket. 0 keeps the kernel's value. */
+struct tsq_fixed_cfg {
+	__u32 limit;		/* TSQ limit, bytes of sk_wmem_alloc */
+	__u32 tso_bytes;	/* cap on TSO packet payload, bytes */
+};
+
+/* Per-CPU counters in the tsq_fixed_stats map, indexed by this enum. */
+enum tsq_fixed_stat {
+	TSQ_FIXED_LIMIT_CALLS,	/* tsq_limit() invocations */
+	TSQ_FIXED_TSO_CALLS,	/* tso_segs() invocations */
+	TSQ_FIXED_NR_STATS,
+};
+
+/* Per-cgroup policy (tsqd, tsqctl). A field counts only with its flag. */
+#define TSQ_POLICY_LIMIT	(1U << 0)	/* limit: bytes per socket */
+#define TSQ_POLICY_LIMIT_US	(1U << 1)	/* limit_us: pacing rate x usec */
+#define TSQ_POLICY_TSO		(1U << 2)	/* tso: bytes per TSO packet */
+#define TSQ_POLICY_BUDGET	(1U << 3)	/* budget: bytes, whole cgroup */
+#define TSQ_POLICY_ALL		(TSQ_POLICY_LIMIT | TSQ_POLICY_LIMIT_US | \
+				 TSQ_POLICY_TSO | TSQ_POLICY_BUDGET)
+
+/* Largest accepted values: a TSQ limit or budget past 1 GiB, a TSO packet
+ * past the 64 KiB GSO maximum's big-TCP bound, or a time cap past 10 s
+ * is a typo, not a policy.
+ */
+#define TSQ_MAX_BYTES		(1U << 30)
+#define TSQ_MAX_TSO		(512U << 10)
+#define TSQ_MAX_LIMIT_US	10000000U
+
+struct tsq_policy {
+	__u32 flags;		/* TSQ_POLICY_* */
+	__u32 limit;
+	__u32 limit_us;
+	__u32 tso;
+	__u32 budget;
+};
+
+/* tsq_ctl map, one entry: bumped by user space after each policy change so
+ * that sockets drop their cached resolution (see tsq_policy.bpf.c).
+ */
+struct tsq_ctl {
+	__u64 gen;
+};
+
+/* Per-CPU statistics per policy cgroup (tsq_stats map, key: cgroup id of the
+ * cgroup whose policy applies). Sum over CPUs.
+ */
+struct tsq_stats {
+	__u64 limit_calls;	/* tsq_limit() on the cgroup's sockets */
+	__u64 tso_calls;	/* tso_segs() on the cgroup's sockets */
+	__u64 throttles;	/* tcp_tsq_throttle events */
+	__u64 limit_bytes;	/* sum of the limits returned ... */
+	__u64 limit_samples;	/* ... over this many calls: mean = ratio */
+};
+
+/* Activity per policy cgroup (tsq_cgrp_state map, key: cgroup id), written
+ * by BPF only. Time is cut in windows of 2^TSQ_WINDOW_SHIFT ns; slot
+ * win & 1 counts the sockets that called the hook in window win and the
+ * sk_wmem_alloc each had at its first call there. The active count of the
+ * larger of the current and the previous window shares a budget; the
+ * previous window's sum is the queued-bytes estimate.
+ */
+#define TSQ_WINDOW_SHIFT	24	/* 16.8 ms */
+struct tsq_cgrp_state {
+	__u64 win[2];
+	__u64 queued[2];
+	__u32 active[2];
+};
+
+#define TSQ_MAX_DEPTH		16	/* cgroup levels searched for a policy */
+
+#endif /* __TSQ_H */

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the tests that run inside the VM (sourced by tests/vm/t_*.sh).
+# Every check prints PASS or FAIL with the numbers it compared; the file's
+# exit code is the number of failures. run-tests counts the lines.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${OUTPUT:-$TOP/.output}
+HOOK_TEST=$OUT/hook_test
+PIN=/sys/fs/bpf/tsq_test
+RESULTS=/mnt/out/results
+TMP=$(mktemp -d)
+failed=0
+
+# shellcheck source=tests/vm/netsetup
+. "$TOP/tests/vm/netsetup" || exit 1
+
+log() { echo "# $*"; }
+
+pass() { echo "PASS: $1"; echo "PASS $1" >>"$RESULTS"; }
+fail() { echo "FAIL: $1"; echo "FAIL $1" >>"$RESULTS"; failed=$((failed + 1)); }
+
+# check NAME AWK-CONDITION: the condition sees the numbers as variables,
+# e.g. check "backlog small" "peak <= 20480" peak=$p.
+check() {
+	local name=$1 cond=$2 kv args=()
+	shift 2
+	for kv in "$@"; do args+=(-v "$kv"); done
+	if awk "${args[@]}" "BEGIN { exit !($cond) }" </dev/null; then
+		pass "$name ($*)"
+	else
+		fail "$name: want $cond ($*)"
+	fi
+}
+
+# End of a test file: undo what it set up; the exit code counts failures.
+finish() {
+	cleanup_hook
+	ip netns exec "$TSQ_NETNS" pkill iperf3 2>/dev/null
+	rm -rf "$TMP"
+	exit "$failed"
+}
+
+dmesg -C
+
+# No WARN, BUG, oops, lockdep splat or stall since the test began.
+check_dmesg() {
+	local bad
+
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|possible circular|stall|blocked for more' | head -5)
+	if [ -z "$bad" ]; then
+		pass "$1: dmesg clean"
+	else
+		fail "$1: dmesg: $bad"
+	fi
+}
+
+# A 100 Mbit/s bottleneck on the sender's virtio NIC. The limit is large
+# so that the queue shows what TCP puts in it, not what TBF drops.
+tbf_on() {
+	tc qdisc replace dev "$TSQ_DEV" root handle 1: tbf rate "${1:-100mbit}" \
+		burst 32kb limit 8mb
+}
+
+iperf_server() {
+	ip netns exec "$TSQ_NETNS" iperf3 -s -D -p "${1:-5201}" \
+		--logfile "$TMP/iperf3-server-${1:-5201}.log"
+	sleep 0.3
+}
+
+# flow NAME SECONDS [PARALLEL] [extra iperf3 args]: JSON in $TMP/NAME.json
+flow() {
+	local name=$1 secs=$2 par=${3:-1}
+	shift 3 2>/dev/null || shift $#
+	iperf3 -c "$TSQ_PEER_IP" -t "$secs" -P "$par" -C cubic -J "$@" \
+		>"$TMP/$name.json" 2>"$TMP/$name.err"
+}
+
+# Mbit/s the receiver counted.
+goodput() {
+	jq -r '.end.sum_received.bits_per_second / 1e6' "$TMP/$1.json"
+}
+
+# sample NAME PID: root qdisc backlog in bytes every 2 ms, "ms bytes" a
+# line, until PID exits.
+sample() {
+	"$OUT/qdisc_backlog" "$TSQ_DEV" 2000 "$2" >"$TMP/$1.bl"
+}
+
+# peak NAME [FROM_MS [TO_MS]]: the largest backlog sampled in the window.
+peak() {
+	awk -v a="${2:-0}" -v b="${3:-1e12}" \
+		'$1 >= a && $1 < b && $2 > m { m = $2 } END { print m + 0 }' "$TMP/$1.bl"
+}
+
+mean() {
+	awk -v a="${2:-0}" -v b="${3:-1e12}" \
+		'$1 >= a && $1 < b { s += $2; n++ } END { print n ? int(s / n) : 0 }' \
+		"$TMP/$1.bl"
+}
+
+# measure NAME SECONDS [PARALLEL]: a flow with its backlog sampled.
+measure() {
+	local pid
+	flow "$@" &
+	pid=$!
+	sample "$1" "$pid"
+	wait "$pid"
+}
+
+attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
+detach() { "$HOOK_TEST" detach "$PIN"; }
+hook_calls() { "$HOOK_TEST" calls "$PIN"; }
+cleanup_hook() { [ ! -e "$PIN/link" ] || detach; }

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/* qdisc_backlog: sample a device's root qdisc backlog over rtnetlink.
+ *
+ *   qdisc_backlog DEV INTERVAL_US PID
+ *
+ * Prints "MS BYTES" lines (ms since start, root qdisc backlog) until PID
+ * exits. One process and one netlink socket instead of a tc per sample:
+ * under TCG a fork+exec per sample costs a vCPU and skews the very
+ * throughput the tests compare.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/gen_stats.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+static long long now_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Root qdisc backlog of @ifindex from one RTM_GETQDISC dump, or -1. */
+static long long backlog(int fd, int ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req = {
+		.nh.nlmsg_len = sizeof(req),
+		.nh.nlmsg_type = RTM_GETQDISC,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.tc.tcm_family = AF_UNSPEC,
+		.tc.tcm_ifindex = ifindex,
+	};
+	static char buf[65536];
+	long long found = -1;
+
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		return -1;
+	for (;;) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (len <= 0)
+			return -1;
+		for (nh = (void *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+			struct tcmsg *tc = NLMSG_DATA(nh);
+			int alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+			struct rtattr *a;
+
+			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
+				return found;
+			if (nh->nlmsg_type != RTM_NEWQDISC || tc->tcm_ifindex != ifindex ||
+			    tc->tcm_parent != TC_H_ROOT)
+				continue;
+			for (a = (void *)((char *)tc + NLMSG_ALIGN(sizeof(*tc)));
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				struct rtattr *s;
+				int slen = RTA_PAYLOAD(a);
+
+				if (a->rta_type != TCA_STATS2)
+					continue;
+				for (s = RTA_DATA(a); RTA_OK(s, slen); s = RTA_NEXT(s, slen)) {
+					struct gnet_stats_queue q;
+
+					if (s->rta_type != TCA_STATS_QUEUE)
+						continue;
+					memcpy(&q, RTA_DATA(s), sizeof(q));
+					found = q.backlog;
+				}
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, period;
+	int fd, ifindex;
+	long interval;
+	pid_t pid;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: qdisc_backlog DEV INTERVAL_US PID\n");
+		return 2;
+	}
+	ifindex = if_nametoindex(argv[1]);
+	interval = atol(argv[2]);
+	pid = atoi(argv[3]);
+	if (!ifindex || interval <= 0 || pid <= 0) {
+		fprintf(stderr, "qdisc_backlog: bad device, interval or pid\n");
+		return 2;
+	}
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0) {
+		perror("qdisc_backlog: socket");
+		return 1;
+	}
+	period.tv_sec = interval / 1000000;
+	period.tv_nsec = interval % 1000000 * 1000;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	while (kill(pid, 0) == 0 || errno != ESRCH) {
+		long long b = backlog(fd, ifindex);
+
+		if (b < 0) {
+			fprintf(stderr, "qdisc_backlog: no root qdisc on %s\n", argv[1]);
+			return 1;
+		}
+		printf("%lld %lld\n", now_ms(&t0), b);
+		nanosleep(&period, NULL);
+	}
+	return 0;
+}

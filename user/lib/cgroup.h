@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The cgroup2 hierarchy: where it is mounted, opening a cgroup safely, ids. */
+#ifndef __TSQ_CGROUP_H
+#define __TSQ_CGROUP_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/*
+ * The mount point of the cgroup2 hierarchy: /sys/fs/cgroup on unified
+ * systems, /sys/fs/cgroup/unified on hybrid ones. Only a mount of the
+ * hierarchy's root counts, not a bind mount of a subtree.
+ * Returns 0, -ENOENT if there is none, -ENAMETOOLONG.
+ */
+int tsq_cgroup_mount(char *buf, size_t len);
+/* The same, from a mountinfo(5) stream. */
+int tsq_cgroup_mount_from(FILE *mountinfo, char *buf, size_t len);
+
+/*
+ * Open the cgroup at path below mount ("/a/b", "a//b/", "" for the root)
+ * as an O_RDONLY | O_DIRECTORY fd. Resolution stays below mount and
+ * on its file system and follows no symlink; ".." is refused outright.
+ * Returns 0, -EINVAL for "..", -EMEDIUMTYPE if the directory is not on
+ * cgroup2, or the -errno of the failed open (-ENOENT, -ELOOP, -EXDEV).
+ */
+int tsq_cgroup_open(const char *mount, const char *path, int *fd);
+
+/*
+ * What tsq_cgroup_open() does where openat2() is missing (before 5.6):
+ * one openat(O_NOFOLLOW) per component, checking the device each time;
+ * ".." is refused here too.
+ * Exposed so tests can cover it on a newer kernel.
+ */
+int tsq_cgroup_open_compat(int mount_fd, const char *path, int *fd);
+
+/*
+ * The cgroup id of an open cgroup2 directory, as bpf_get_current_cgroup_id()
+ * and bpf_sk_cgroup_id() return it (the kernfs node id). 0 on error.
+ */
+__u64 tsq_cgroup_id(int fd);
+
+#endif /* __TSQ_CGROUP_H */

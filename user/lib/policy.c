@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Keyword-value policy arguments, tc style: exact keywords, no prefixes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "quote.h"
+#include "size.h"
+
+struct field {
+	const char *name;
+	__u32 flag;
+	size_t off;		/* of the __u32 in struct tsq_policy */
+	bool usec;		/* a time, not a size */
+	__u32 min, max;
+};
+
+/* Also the order tsq_policy_format() prints in. */
+static const struct field fields[] = {
+	{ "limit", TSQ_POLICY_LIMIT, offsetof(struct tsq_policy, limit),
+	  false, 1, TSQ_MAX_BYTES },
+	{ "limit-us", TSQ_POLICY_LIMIT_US, offsetof(struct tsq_policy, limit_us),
+	  true, 1, TSQ_MAX_LIMIT_US },
+	{ "tso", TSQ_POLICY_TSO, offsetof(struct tsq_policy, tso),
+	  false, TSQ_MIN_TSO, TSQ_MAX_TSO },
+	{ "budget", TSQ_POLICY_BUDGET, offsetof(struct tsq_policy, budget),
+	  false, 1, TSQ_MAX_BYTES },
+};
+
+#define NR_FIELDS	(sizeof(fields) / sizeof(fields[0]))
+
+static __u32 *field_ptr(struct tsq_policy *p, const struct field *f)
+{
+	return (__u32 *)((char *)p + f->off);
+}
+
+static __u32 field_val(const struct tsq_policy *p, const struct field *f)
+{
+	return *(const __u32 *)((const char *)p + f->off);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* The value as the user would write it: "1g" for a size, "10000000" for µs. */
+static void format_val(const struct field *f, __u32 v, char *buf, size_t len)
+{
+	if (f->usec)
+		snprintf(buf, len, "%u", v);
+	else
+		tsq_format_size(buf, len, v);
+}
+
+static int parse_val(const struct field *f, const char *arg, __u32 *out,
+		     char *err, size_t errlen)
+{
+	char max[TSQ_SIZE_BUFSZ], min[TSQ_SIZE_BUFSZ], q[TSQ_QUOTE_BUFSZ];
+	__u64 v64;
+	__u32 v;
+	int ret;
+
+	if (f->usec) {
+		ret = tsq_parse_usec(arg, f->max, &v);
+	} else {
+		ret = tsq_parse_size(arg, f->max, &v64);
+		v = ret ? 0 : v64;
+	}
+	tsq_quote(q, sizeof(q), arg);
+	format_val(f, f->max, max, sizeof(max));
+	if (ret == -ERANGE)
+		return fail(err, errlen, "%s \"%s\" is too large (max %s)",
+			    f->name, q, max);
+	if (ret)
+		return fail(err, errlen, "invalid %s \"%s\": expected %s",
+			    f->name, q, f->usec ?
+			    "microseconds like 500, 500us, 2ms" :
+			    "a size like 65536, 64k, 1m");
+	if (!v)
+		return fail(err, errlen, "%s must be positive", f->name);
+	if (v < f->min) {
+		format_val(f, f->min, min, sizeof(min));
+		return fail(err, errlen, "%s \"%s\" is too small (min %s)",
+			    f->name, q, min);
+	}
+	*out = v;
+	return 0;
+}
+
+static const struct field *find_field(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FIELDS; i++)
+		if (!strcmp(name, fields[i].name))
+			return &fields[i];
+	return NULL;
+}
+
+int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
+			  char *err, size_t errlen)
+{
+	char q[TSQ_QUOTE_BUFSZ];
+	const struct field *f;
+	int i, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (argc <= 0) {
+		ret = fail(err, errlen,
+			   "no policy: expected limit, limit-us, tso or budget");
+		goto out;
+	}
+	for (i = 0; i < argc; i += 2) {
+		f = find_field(argv[i]);
+		if (!f) {
+			ret = fail(err, errlen, "What is \"%s\"?",
+				   tsq_quote(q, sizeof(q), argv[i]));
+			goto out;
+		}
+		if (i + 1 == argc) {
+			ret = fail(err, errlen, "\"%s\" needs a value", f->name);
+			goto out;
+		}
+		/* iproute2's duparg() wording. */
+		if (p->flags & f->flag) {
+			ret = fail(err, errlen,
+				   "duplicate \"%s\": \"%s\" is the second value",
+				   f->name, tsq_quote(q, sizeof(q), argv[i + 1]));
+			goto out;
+		}
+		ret = parse_val(f, argv[i + 1], field_ptr(p, f), err, errlen);
+		if (ret)
+			goto out;
+		p->flags |= f->flag;
+	}
+out:
+	if (ret)
+		memset(p, 0, sizeof(*p));
+	return ret;
+}
+
+int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
+{
+	const struct field *f;
+	__u32 v;
+
+	if (p->flags & ~TSQ_POLICY_ALL)
+		return fail(err, errlen, "unknown policy flags 0x%x",
+			    p->flags & ~TSQ_POLICY_ALL);
+	for (f = fields; f < fields + NR_FIELDS; f++) {
+		if (!(p->flags & f->flag))
+			continue;
+		v = field_val(p, f);
+		if (v < f->min || v > f->max)
+			return fail(err, errlen, "%s %u is out of range [%u, %u]",
+				    f->name, v, f->min, f->max);
+	}
+	return 0;
+}
+
+int tsq_policy_format(const struct tsq_policy *p, char *buf, size_t len)
+{
+	char val[TSQ_SIZE_BUFSZ];
+	const struct field *f;
+	size_t off = 0;
+	int n;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	for (f = fields; f < fields + NR_FIELDS; f++) {
+		if (!(p->flags & f->flag))
+			continue;
+		format_val(f, field_val(p, f), val, sizeof(val));
+		n = snprintf(buf + off, len - off, "%s%s %s",
+			     off ? " " : "", f->name, val);
+		if (n < 0 || (size_t)n >= len - off)
+			return -ENOSPC;
+		off += n;
+	}
+	return off;
+}
