@@ -40,6 +40,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog
+PROGS := $(OUTPUT)/tsqctl
 
 vpath %.bpf.c bpf tests/bpf
 
@@ -47,7 +48,7 @@ vpath %.bpf.c bpf tests/bpf
 .SECONDARY:
 .PHONY: all deps kernel tools check check-host check-vm demo help clean distclean
 
-all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS)
+all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(PROGS)
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -88,6 +89,12 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | tools
 $(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) include/tsq.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
+
+$(OUTPUT)/tsqctl: user/tsqctl/tsqctl.c user/tsq_bpf.c user/tsq_bpf.h \
+		  $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
+		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
 $(OUTPUT)/qdisc_backlog: tests/vm/qdisc_backlog.c | $(OUTPUT)
 	$(call msg,CC,$@)

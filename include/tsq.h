@@ -45,7 +45,7 @@ struct tsq_policy {
 };
 
 /* tsq_ctl map, one entry: bumped by user space after each policy change so
- * that sockets drop their cached resolution (see tsq_policy.bpf.c).
+ * that sockets drop their cached resolution (see bpf/tsq_cgroup.bpf.c).
  */
 struct tsq_ctl {
 	__u64 gen;

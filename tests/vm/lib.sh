@@ -68,11 +68,14 @@ iperf_server() {
 }
 
 # flow NAME SECONDS [PARALLEL] [extra iperf3 args]: JSON in $TMP/NAME.json
+# With CG=/sys/fs/cgroup/x set, the flow's sockets are created in that cgroup.
 flow() {
 	local name=$1 secs=$2 par=${3:-1}
 	shift 3 2>/dev/null || shift $#
-	iperf3 -c "$TSQ_PEER_IP" -t "$secs" -P "$par" -C cubic -J "$@" \
-		>"$TMP/$name.json" 2>"$TMP/$name.err"
+	(
+		[ -z "${CG:-}" ] || echo $BASHPID >"$CG/cgroup.procs"
+		exec iperf3 -c "$TSQ_PEER_IP" -t "$secs" -P "$par" -C cubic -J "$@"
+	) >"$TMP/$name.json" 2>"$TMP/$name.err"
 }
 
 # Mbit/s the receiver counted.
@@ -106,6 +109,8 @@ measure() {
 	sample "$1" "$pid"
 	wait "$pid"
 }
+
+TSQCTL=$OUT/tsqctl
 
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_policy: TCP Small Queues policy per cgroup.
+/* tsq_cgroup: TCP Small Queues policy per cgroup.
  *
  * User space (tsqd, tsqctl) stores a struct tsq_policy in cgroup storage
  * for the cgroups that have one. A socket follows the policy of the

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Per-cgroup policy through tsqctl and tsq_cgroup: different cgroups get
+# different queues in the same run, children inherit, a child's own policy
+# wins, changes reach running flows, bad input changes nothing, reset
+# restores stock.
+. "$(dirname "$0")/lib.sh"
+
+tbf_on 100mbit
+iperf_server
+cgr=/sys/fs/cgroup
+mkdir -p $cgr/bulk-a/child $cgr/bulk-b $cgr/idle
+
+check "tsqctl status: hook present" 'h == "true"' \
+	h="$("$TSQCTL" -j status | jq -r .hook)"
+"$TSQCTL" attach || fail "tsqctl attach"
+"$TSQCTL" set /bulk-a limit 8k tso 8k || fail "tsqctl set /bulk-a"
+"$TSQCTL" set /idle limit 4k || fail "tsqctl set /idle"
+check "show lists both policies" 'n == 2' n="$("$TSQCTL" -j show | jq length)"
+
+CG=$cgr/bulk-a measure a 5
+CG=$cgr/bulk-b measure b 5
+CG=$cgr/bulk-a/child measure inherit 5
+log "bulk-a $(peak a) B $(goodput a) Mbit/s; bulk-b $(peak b) B $(goodput b) Mbit/s;" \
+	"bulk-a/child (inherits) $(peak inherit) B"
+check "policy cgroup: peak backlog <= 20 KB" 'p <= 20480' p="$(peak a)"
+check "cgroup without policy: stock backlog" 'p >= 60000' p="$(peak b)"
+check "child inherits its parent's policy" 'p <= 20480' p="$(peak inherit)"
+
+"$TSQCTL" set /bulk-a/child limit 256k
+CG=$cgr/bulk-a/child measure own 5
+check "child's own policy wins" 'p >= 60000' p="$(peak own)"
+
+# A running flow in bulk-b picks the policy up without reconnecting.
+CG=$cgr/bulk-b flow live 10 1 &
+pid=$!
+sample live "$pid" &
+spl=$!
+sleep 4
+"$TSQCTL" set /bulk-b limit 8k tso 8k
+wait "$pid" "$spl"
+log "live: peak $(peak live 1000 4000) B before set, $(peak live 5500 10000) B after"
+check "running flow before set: stock" 'p >= 60000' p="$(peak live 1000 4000)"
+check "running flow after set: <= 20 KB" 'p <= 20480' p="$(peak live 5500 10000)"
+
+stats=$("$TSQCTL" -j stats)
+log "stats: $stats"
+check "stats: throttles for the limited cgroup" 't > 0' \
+	t="$(jq '[.[] | select(.cgroup == "/bulk-a") | .throttles] | add // 0' <<<"$stats")"
+check "stats: nothing for the idle cgroup" 't == 0' \
+	t="$(jq '[.[] | select(.cgroup == "/idle") | .throttles] | add // 0' <<<"$stats")"
+
+# Bad input: one line, exit 2, nothing changed.
+before=$("$TSQCTL" show /bulk-a)
+for args in "limit -1" "limit inf" "limit 0x1p20" "limit 1e9" "limit 11gb" \
+	"tso 0" "limit" "speed 1k" "limit 8k limit 8k"; do
+	# shellcheck disable=SC2086
+	"$TSQCTL" set /bulk-a $args 2>"$TMP/err"
+	rc=$?
+	check "set /bulk-a $args: exit 2, one line" 'rc == 2 && n == 1' rc=$rc \
+		n="$(wc -l <"$TMP/err")"
+done
+for tgt in /../etc /bulk-a/../../x /nonexistent /etc nope.service; do
+	"$TSQCTL" set "$tgt" limit 8k 2>/dev/null
+	check "set $tgt refused" 'rc == 2' rc=$?
+done
+check "policy unchanged by bad input" 'a == b' a="$before" \
+	b="$("$TSQCTL" show /bulk-a)"
+
+"$TSQCTL" unset /bulk-a/child
+"$TSQCTL" reset || fail "tsqctl reset"
+CG=$cgr/bulk-a measure after_reset 4
+check "after reset: stock backlog" 'p >= 60000' p="$(peak after_reset)"
+"$TSQCTL" show 2>/dev/null
+check "show after reset: not attached" 'rc == 1' rc=$?
+rmdir $cgr/bulk-a/child $cgr/bulk-a $cgr/bulk-b $cgr/idle
+check_dmesg cgroup
+finish

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Load, attach and pin tsq_cgroup; open what is pinned.
+ *
+ * Everything lives under /sys/fs/bpf/tsq (mode 0700, objects 0600), so the
+ * policy keeps working when tsqd is restarted or not running at all, and
+ * tsqctl can work on the maps directly. Reset is an explicit act, not a
+ * side effect of a daemon dying: the kernel falls back to stock TSQ only
+ * when the link is detached or unpinned.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "tsq.h"
+#include "tsq_bpf.h"
+#include "tsq_cgroup.skel.h"
+
+static const char *const pinned_names[] = {
+	TSQ_PIN_LINK, TSQ_PIN_THROTTLE, TSQ_PIN_POLICY, TSQ_PIN_CTL,
+	TSQ_PIN_STATS, TSQ_PIN_STATE,
+};
+
+static void pin_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", TSQ_PIN_DIR, name);
+}
+
+bool tsq_hook_present(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!btf)
+		return false;
+	ok = btf__find_by_name_kind(btf, "tcp_tsq_ops", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return ok;
+}
+
+int tsq_pinned(const char *name)
+{
+	char path[256];
+	int fd;
+
+	pin_path(path, sizeof(path), name);
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static int pin_map(struct bpf_map *map, const char *name)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), name);
+	return bpf_map__pin(map, path) ?: chmod(path, 0600) ? -errno : 0;
+}
+
+static int pin_link(struct bpf_link *link, const char *name)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), name);
+	return bpf_link__pin(link, path) ?: chmod(path, 0600) ? -errno : 0;
+}
+
+static void unpin_all(void)
+{
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
+		pin_path(path, sizeof(path), pinned_names[i]);
+		unlink(path);
+	}
+	rmdir(TSQ_PIN_DIR);
+}
+
+int tsq_attach(void)
+{
+	struct bpf_link *link = NULL, *thr = NULL;
+	struct tsq_cgroup *skel;
+	int err, fd;
+
+	fd = tsq_pinned(TSQ_PIN_LINK);
+	if (fd >= 0) {
+		close(fd);
+		return -EEXIST;
+	}
+	if (mkdir(TSQ_PIN_DIR, 0700) && errno != EEXIST)
+		return -errno;
+
+	skel = tsq_cgroup__open_and_load();
+	if (!skel)
+		return -errno;
+	link = bpf_map__attach_struct_ops(skel->maps.tsq_policy);
+	if (!link) {
+		err = -errno;
+		goto out;
+	}
+	thr = bpf_program__attach(skel->progs.policy_throttle);
+	if (!thr) {
+		err = -errno;
+		goto out;
+	}
+	err = pin_map(skel->maps.tsq_cgrp_policy, TSQ_PIN_POLICY) ?:
+	      pin_map(skel->maps.tsq_ctl, TSQ_PIN_CTL) ?:
+	      pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
+	      pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
+	      pin_link(thr, TSQ_PIN_THROTTLE) ?:
+	      pin_link(link, TSQ_PIN_LINK);
+out:
+	if (err) {
+		if (link)
+			bpf_link__detach(link);
+		unpin_all();
+	}
+	bpf_link__destroy(thr);
+	bpf_link__destroy(link);
+	tsq_cgroup__destroy(skel);
+	return err;
+}
+
+int tsq_reset(void)
+{
+	int fd = tsq_pinned(TSQ_PIN_LINK), err = 0;
+
+	if (fd >= 0) {
+		if (bpf_link_detach(fd))
+			err = -errno;
+		close(fd);
+	}
+	unpin_all();
+	return fd == -ENOENT ? -ENOENT : err;
+}
+
+int tsq_bump_gen(void)
+{
+	int fd = tsq_pinned(TSQ_PIN_CTL);
+	struct tsq_ctl ctl = {};
+	__u32 zero = 0;
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = bpf_map_lookup_elem(fd, &zero, &ctl);
+	ctl.gen++;
+	err = err ?: bpf_map_update_elem(fd, &zero, &ctl, BPF_ANY);
+	err = err ? -errno : 0;
+	close(fd);
+	return err;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The pinned state of tsq under /sys/fs/bpf/tsq, shared by tsqd and tsqctl. */
+#ifndef __TSQ_BPF_H
+#define __TSQ_BPF_H
+
+#include <stdbool.h>
+
+#define TSQ_PIN_DIR	"/sys/fs/bpf/tsq"
+
+/* Pinned object names below TSQ_PIN_DIR. */
+#define TSQ_PIN_LINK		"link"		/* tcp_tsq_ops link */
+#define TSQ_PIN_THROTTLE	"throttle"	/* tp_btf link, throttle counter */
+#define TSQ_PIN_POLICY		"policy"	/* cgroup storage: struct tsq_policy */
+#define TSQ_PIN_CTL		"ctl"		/* struct tsq_ctl */
+#define TSQ_PIN_STATS		"stats"		/* per-CPU struct tsq_stats by cgroup id */
+#define TSQ_PIN_STATE		"state"		/* struct tsq_cgrp_state by cgroup id */
+
+/* The running kernel has the tcp_tsq_ops hook (BTF probe). */
+bool tsq_hook_present(void);
+
+/* Load tsq_cgroup, attach it and pin everything. -EEXIST if pinned. */
+int tsq_attach(void);
+
+/* Detach and unpin: every socket back to stock TSQ at once. */
+int tsq_reset(void);
+
+/* fd of a pinned object, or -errno; -ENOENT means not attached. */
+int tsq_pinned(const char *name);
+
+/* After a policy change: make sockets resolve their policy again. */
+int tsq_bump_gen(void);
+
+#endif /* __TSQ_BPF_H */

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsqctl: set and show TCP Small Queues policy per cgroup or systemd unit.
+ *
+ * Works on the maps tsq pins under /sys/fs/bpf/tsq, with or without tsqd.
+ * See tsqctl(8) and the design comment in bpf/tsq_cgroup.bpf.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tsq.h"
+#include "tsq_bpf.h"
+#include "cgroup.h"
+#include "policy.h"
+#include "quote.h"
+#include "size.h"
+#include "target.h"
+#include "unit.h"
+
+#define MAX_WALK_DEPTH	64
+
+static bool json;
+static char mount_point[4096];
+
+static int bad_input(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tsqctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int failed(int err, const char *what)
+{
+	if (err == -ENOENT)
+		fprintf(stderr, "tsqctl: %s: tsq is not attached (start tsqd or run 'tsqctl attach')\n",
+			what);
+	else
+		fprintf(stderr, "tsqctl: %s: %s\n", what, strerror(-err));
+	return 1;
+}
+
+/* Open the cgroup a TARGET word names: a cgroup path or a systemd unit. */
+static int open_target(const char *word, char *path, size_t len, int *fd)
+{
+	struct tsq_target t;
+	char err[256], q[128];
+	int ret;
+
+	if (tsq_target_parse(mount_point, word, &t, err, sizeof(err)))
+		return bad_input("%s", err);
+	if (t.type == TSQ_TARGET_UNIT) {
+		ret = tsq_unit_cgroup(mount_point, t.name, path, len);
+		if (ret)
+			return bad_input("unit %s: %s", tsq_quote(q, sizeof(q), t.name),
+					 ret == -ENOENT ? "no such cgroup (is it running?)" :
+					 strerror(-ret));
+	} else {
+		snprintf(path, len, "%s", t.name);
+	}
+	ret = tsq_cgroup_open(mount_point, path, fd);
+	if (ret)
+		return bad_input("cgroup %s: %s", tsq_quote(q, sizeof(q), path),
+				 strerror(-ret));
+	return 0;
+}
+
+static void print_policy(const char *path, const struct tsq_policy *p, bool first)
+{
+	char buf[TSQ_POLICY_FMT_BUFSZ], sz[TSQ_SIZE_BUFSZ];
+
+	if (!json) {
+		tsq_policy_format(p, buf, sizeof(buf));
+		printf("%s %s\n", path, buf);
+		return;
+	}
+	printf("%s{\"cgroup\":\"%s\"", first ? "" : ",", path);
+	if (p->flags & TSQ_POLICY_LIMIT)
+		printf(",\"limit\":%u", p->limit);
+	if (p->flags & TSQ_POLICY_LIMIT_US)
+		printf(",\"limit_us\":%u", p->limit_us);
+	if (p->flags & TSQ_POLICY_TSO)
+		printf(",\"tso\":%u", p->tso);
+	if (p->flags & TSQ_POLICY_BUDGET)
+		printf(",\"budget\":%u", p->budget);
+	printf("}");
+	(void)sz;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	int err;
+
+	if (argc)
+		return bad_input("attach takes no arguments");
+	if (!tsq_hook_present())
+		return bad_input("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
+	err = tsq_attach();
+	if (err == -EEXIST)
+		return bad_input("already attached (%s)", TSQ_PIN_DIR);
+	return err ? failed(err, "attach") : 0;
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	struct tsq_policy p = {};
+	char path[4096], err[256];
+	int cg, map, ret;
+
+	if (argc < 3)
+		return bad_input("usage: tsqctl set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]");
+	if (tsq_policy_parse_args(argc - 1, argv + 1, &p, err, sizeof(err)))
+		return bad_input("%s", err);
+	map = tsq_pinned(TSQ_PIN_POLICY);
+	if (map < 0)
+		return failed(map, "set");
+	ret = open_target(argv[0], path, sizeof(path), &cg);
+	if (ret) {
+		close(map);
+		return ret;
+	}
+	ret = bpf_map_update_elem(map, &cg, &p, BPF_ANY) ? -errno : 0;
+	close(cg);
+	close(map);
+	if (ret)
+		return failed(ret, "set");
+	ret = tsq_bump_gen();
+	return ret ? failed(ret, "set") : 0;
+}
+
+static int cmd_unset(int argc, char **argv)
+{
+	char path[4096];
+	int cg, map, ret;
+
+	if (argc != 1)
+		return bad_input("usage: tsqctl unset CGROUP|UNIT");
+	map = tsq_pinned(TSQ_PIN_POLICY);
+	if (map < 0)
+		return failed(map, "unset");
+	ret = open_target(argv[0], path, sizeof(path), &cg);
+	if (ret) {
+		close(map);
+		return ret;
+	}
+	ret = bpf_map_delete_elem(map, &cg) ? -errno : 0;
+	close(cg);
+	close(map);
+	if (ret == -ENOENT)
+		return bad_input("%s has no policy", path);
+	if (ret)
+		return failed(ret, "unset");
+	ret = tsq_bump_gen();
+	return ret ? failed(ret, "unset") : 0;
+}
+
+/* Visit every cgroup below dirfd (path names it), depth first. */
+typedef void (*walk_fn)(int fd, const char *path, void *ctx);
+
+static void walk(int dirfd, const char *path, int depth, walk_fn fn, void *ctx)
+{
+	struct dirent *de;
+	DIR *d;
+
+	fn(dirfd, path, ctx);
+	if (depth >= MAX_WALK_DEPTH)
+		return;
+	d = fdopendir(dup(dirfd));
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[4096];
+		int fd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, "/") ? path : "", de->d_name);
+		walk(fd, sub, depth + 1, fn, ctx);
+		close(fd);
+	}
+	closedir(d);
+}
+
+static int walk_all(walk_fn fn, void *ctx)
+{
+	int root, err = tsq_cgroup_open(mount_point, "", &root);
+
+	if (err)
+		return err;
+	walk(root, "/", 0, fn, ctx);
+	close(root);
+	return 0;
+}
+
+struct show_ctx {
+	int map;
+	int shown;
+};
+
+static void show_one(int fd, const char *path, void *arg)
+{
+	struct show_ctx *c = arg;
+	struct tsq_policy p;
+
+	if (bpf_map_lookup_elem(c->map, &fd, &p) || !(p.flags & TSQ_POLICY_ALL))
+		return;
+	print_policy(path, &p, !c->shown);
+	c->shown++;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	struct show_ctx c = {};
+	char path[4096];
+	int ret = 0, cg;
+
+	if (argc > 1)
+		return bad_input("usage: tsqctl show [CGROUP|UNIT]");
+	c.map = tsq_pinned(TSQ_PIN_POLICY);
+	if (c.map < 0)
+		return failed(c.map, "show");
+	if (json)
+		printf("[");
+	if (argc == 1) {
+		ret = open_target(argv[0], path, sizeof(path), &cg);
+		if (!ret) {
+			show_one(cg, path[0] ? path : "/", &c);
+			close(cg);
+		}
+	} else {
+		ret = walk_all(show_one, &c);
+		ret = ret ? failed(ret, "show") : 0;
+	}
+	if (json)
+		printf("]\n");
+	close(c.map);
+	return ret;
+}
+
+struct stats_ctx {
+	int stats, state, policy, ncpu, shown;
+	__u64 now_win;
+};
+
+static void stats_one(int fd, const char *path, void *arg)
+{
+	struct stats_ctx *c = arg;
+	struct tsq_stats per[c->ncpu], sum = {};
+	struct tsq_cgrp_state st = {};
+	__u64 id = tsq_cgroup_id(fd), mean, queued = 0;
+	__u32 active = 0;
+
+	if (!id || bpf_map_lookup_elem(c->stats, &id, per))
+		return;
+	for (int i = 0; i < c->ncpu; i++) {
+		sum.limit_calls += per[i].limit_calls;
+		sum.tso_calls += per[i].tso_calls;
+		sum.throttles += per[i].throttles;
+		sum.limit_bytes += per[i].limit_bytes;
+		sum.limit_samples += per[i].limit_samples;
+	}
+	mean = sum.limit_samples ? sum.limit_bytes / sum.limit_samples : 0;
+	/* Activity of the last complete window, if it is recent. */
+	if (!bpf_map_lookup_elem(c->state, &id, &st)) {
+		for (int s = 0; s < 2; s++) {
+			if (st.win[s] + 1 == c->now_win || st.win[s] == c->now_win) {
+				if (st.active[s] > active) {
+					active = st.active[s];
+					queued = st.queued[s];
+				}
+			}
+		}
+	}
+	if (json) {
+		printf("%s{\"cgroup\":\"%s\",\"id\":%llu,\"limit_calls\":%llu,\"tso_calls\":%llu,"
+		       "\"throttles\":%llu,\"limit_mean\":%llu,\"active_sockets\":%u,"
+		       "\"queued_bytes\":%llu}", c->shown ? "," : "", path,
+		       (unsigned long long)id, (unsigned long long)sum.limit_calls,
+		       (unsigned long long)sum.tso_calls, (unsigned long long)sum.throttles,
+		       (unsigned long long)mean, active, (unsigned long long)queued);
+	} else {
+		char m[TSQ_SIZE_BUFSZ], q[TSQ_SIZE_BUFSZ];
+
+		tsq_format_size(m, sizeof(m), mean);
+		tsq_format_size(q, sizeof(q), queued);
+		printf("%s\n  calls %llu tso-calls %llu throttles %llu limit-mean %s active %u queued %s\n",
+		       path, (unsigned long long)sum.limit_calls,
+		       (unsigned long long)sum.tso_calls, (unsigned long long)sum.throttles,
+		       m, active, q);
+	}
+	c->shown++;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct stats_ctx c = { .ncpu = libbpf_num_possible_cpus() };
+	struct timespec ts;
+	int ret;
+
+	if (argc)
+		return bad_input("usage: tsqctl [-j] stats");
+	c.stats = tsq_pinned(TSQ_PIN_STATS);
+	if (c.stats < 0)
+		return failed(c.stats, "stats");
+	c.state = tsq_pinned(TSQ_PIN_STATE);
+	if (c.state < 0) {
+		close(c.stats);
+		return failed(c.state, "stats");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c.now_win = ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> TSQ_WINDOW_SHIFT;
+	if (json)
+		printf("[");
+	ret = walk_all(stats_one, &c);
+	if (json)
+		printf("]\n");
+	close(c.stats);
+	close(c.state);
+	return ret ? failed(ret, "stats") : 0;
+}
+
+static int cmd_reset(int argc, char **argv)
+{
+	int err;
+
+	if (argc)
+		return bad_input("reset takes no arguments");
+	err = tsq_reset();
+	return err ? failed(err, "reset") : 0;
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (fgets(buf, len, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	char lob[32], cc[64], qd[64];
+	int fd = tsq_pinned(TSQ_PIN_LINK);
+	bool hook = tsq_hook_present(), attached = fd >= 0;
+
+	if (argc)
+		return bad_input("status takes no arguments");
+	if (fd >= 0)
+		close(fd);
+	read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
+	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
+	if (json) {
+		printf("{\"hook\":%s,\"attached\":%s,\"tcp_limit_output_bytes\":%s,"
+		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"}\n",
+		       hook ? "true" : "false", attached ? "true" : "false",
+		       lob[0] ? lob : "null", cc, qd);
+	} else {
+		printf("hook: %s\nattached: %s\ntcp_limit_output_bytes: %s\n"
+		       "congestion control: %s\ndefault qdisc: %s\n",
+		       hook ? "tcp_tsq_ops present" : "missing (kernel without the tsq series)",
+		       attached ? TSQ_PIN_DIR : "no", lob, cc, qd);
+	}
+	return 0;
+}
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{ "attach", cmd_attach },
+	{ "set", cmd_set },
+	{ "unset", cmd_unset },
+	{ "show", cmd_show },
+	{ "stats", cmd_stats },
+	{ "reset", cmd_reset },
+	{ "status", cmd_status },
+};
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f,
+		"Usage: tsqctl [-j] COMMAND [ARGS]\n"
+		"  attach                             load and pin the policy program\n"
+		"  set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]\n"
+		"  unset CGROUP|UNIT                  back to the parent's policy\n"
+		"  show [CGROUP|UNIT]                 policies set\n"
+		"  stats                              per-cgroup counters\n"
+		"  reset                              detach: every socket to stock TSQ\n"
+		"  status                             hook, attachment, kernel defaults\n"
+		"CGROUP is a path below the cgroup2 root (/bulk); UNIT a systemd unit\n"
+		"(nginx.service). SIZE as tc writes it: 65536, 64k, 64KiB, 1m.\n");
+	return rc;
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{},
+	};
+	bool verbose = false;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "+jhv", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			return usage(stdout, 0);
+		default:
+			return usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!argc)
+		return usage(stderr, 2);
+	if (!verbose)
+		libbpf_set_print(quiet);
+	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
+	if (err)
+		return bad_input("no cgroup2 mount found");
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[0], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	return bad_input("What is \"%s\"? Try \"tsqctl --help\".", argv[0]);
+}
