@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# budget: 8 bulk flows in one cgroup share 32 KB of queue, so a latency
+# probe in another cgroup behind the same 100 Mbit/s bottleneck waits
+# behind ~32 KB (2.6 ms) instead of ~1 MB.
+. "$(dirname "$0")/lib.sh"
+
+tbf_on 100mbit
+iperf_server
+cgr=/sys/fs/cgroup
+mkdir -p $cgr/bulk $cgr/lat
+
+# ping p50 in ms over the flow's lifetime, from the latency cgroup.
+probe() {
+	(echo $BASHPID >$cgr/lat/cgroup.procs
+	 exec ping -n -i 0.05 -w "$2" "$TSQ_PEER_IP") >"$TMP/$1.ping" &
+}
+p50() {
+	sed -n 's/.*time=\([0-9.]*\) ms/\1/p' "$TMP/$1.ping" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
+}
+
+probe stock 8
+CG=$cgr/bulk measure stock 8 8
+wait
+log "stock: peak $(peak stock) B, mean $(mean stock 1000) B, $(goodput stock) Mbit/s, ping p50 $(p50 stock) ms"
+
+"$TSQCTL" attach || fail "tsqctl attach"
+"$TSQCTL" set /bulk budget 32k || fail "tsqctl set /bulk budget 32k"
+probe budget 8
+CG=$cgr/bulk measure budget 8 8
+wait
+stats=$("$TSQCTL" -j stats)
+log "budget 32k: peak $(peak budget) B, mean $(mean budget 1000) B, $(goodput budget) Mbit/s, ping p50 $(p50 budget) ms"
+ratio=$(awk -v h="$(goodput budget)" -v s="$(goodput stock)" 'BEGIN { printf "%.2f", h / s }')
+log "budget/stock goodput $ratio (target 0.90: $(awk -v r="$ratio" 'BEGIN { print (r >= 0.9 ? "met" : "not met") }'))"
+check "stock: 8 flows fill the queue (setup sanity)" 'p >= 200000' p="$(peak stock)"
+check "budget 32k: peak backlog <= 48 KB" 'p <= 49152' p="$(peak budget)"
+check "budget 32k: latency cgroup ping p50 <= 5 ms" 'l >= 0 && l <= 5' l="$(p50 budget)"
+check "budget 32k: goodput not collapsed (>= 60% of stock)" 'h >= 0.6 * s' \
+	h="$(goodput budget)" s="$(goodput stock)"
+check "budget 32k: throttles counted" 't > 0' \
+	t="$(jq '[.[] | select(.cgroup == "/bulk") | .throttles] | add // 0' <<<"$stats")"
+"$TSQCTL" reset
+rmdir $cgr/bulk $cgr/lat
+check_dmesg budget
+finish
