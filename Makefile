@@ -4,7 +4,7 @@
 #   make              kernel (cached), libbpf + bpftool, BPF objects, programs
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make check        host tests, then the VM tests (TESTS="effect race")
-#   make demo         boot the VM and show a bulk flow's queue with and without tsq
+#   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0

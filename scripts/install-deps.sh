@@ -13,6 +13,7 @@ pkgs=(
 	zlib1g-dev libcap-dev		# libbpf and bpftool from tools/
 	qemu-system-x86			# the test VM
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
+	man-db groff-base		# man page checks
 )
 missing=()
 for p in "${pkgs[@]}"; do

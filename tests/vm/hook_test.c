@@ -224,6 +224,15 @@ static int cmd_calls(const char *dir)
 	return 0;
 }
 
+/* Both skeletons most tests need; false (and a failure) if either fails. */
+static bool load_both(struct tsq_fixed **fixed, struct tsq_misbehave **mis)
+{
+	*fixed = tsq_fixed__open_and_load();
+	*mis = tsq_misbehave__open_and_load();
+	return ASSERT_OK_PTR(*fixed, "load tsq_fixed") &&
+	       ASSERT_OK_PTR(*mis, "load tsq_misbehave");
+}
+
 /* A second attach is refused while the first holds the hook. */
 static void test_exclusive(void)
 {
@@ -231,10 +240,7 @@ static void test_exclusive(void)
 	struct tsq_misbehave *mis;
 	struct tsq_fixed *fixed;
 
-	fixed = tsq_fixed__open_and_load();
-	mis = tsq_misbehave__open_and_load();
-	if (!ASSERT_OK_PTR(fixed, "load tsq_fixed") ||
-	    !ASSERT_OK_PTR(mis, "load tsq_misbehave"))
+	if (!load_both(&fixed, &mis))
 		goto cleanup;
 
 	l1 = bpf_map__attach_struct_ops(fixed->maps.tsq_fixed);
@@ -273,10 +279,7 @@ static void test_update(void)
 	int stats_fd;
 	__u64 a, b, m1, m2;
 
-	fixed = tsq_fixed__open_and_load();
-	mis = tsq_misbehave__open_and_load();
-	if (!ASSERT_OK_PTR(fixed, "load tsq_fixed") ||
-	    !ASSERT_OK_PTR(mis, "load tsq_misbehave"))
+	if (!load_both(&fixed, &mis))
 		goto cleanup;
 	stats_fd = bpf_map__fd(fixed->maps.tsq_fixed_stats);
 
@@ -321,10 +324,7 @@ static void test_replace(void)
 	int stats_fd, err;
 	__u64 a, b;
 
-	fixed = tsq_fixed__open_and_load();
-	mis = tsq_misbehave__open_and_load();
-	if (!ASSERT_OK_PTR(fixed, "load tsq_fixed") ||
-	    !ASSERT_OK_PTR(mis, "load tsq_misbehave"))
+	if (!load_both(&fixed, &mis))
 		goto cleanup;
 	stats_fd = bpf_map__fd(fixed->maps.tsq_fixed_stats);
 	link = bpf_map__attach_struct_ops(fixed->maps.tsq_fixed);
@@ -521,10 +521,7 @@ static void test_race(void)
 	struct race_arg args[2] = {};
 	pthread_t th[2];
 
-	fixed = tsq_fixed__open_and_load();
-	mis = tsq_misbehave__open_and_load();
-	if (!ASSERT_OK_PTR(fixed, "load tsq_fixed") ||
-	    !ASSERT_OK_PTR(mis, "load tsq_misbehave"))
+	if (!load_both(&fixed, &mis))
 		goto cleanup;
 	set_fixed_cfg(fixed, 8192, 8192);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "errmsg.h"
 #include "quote.h"
 #include "size.h"
 
@@ -43,18 +44,6 @@ static __u32 field_val(const struct tsq_policy *p, const struct field *f)
 	return *(const __u32 *)((const char *)p + f->off);
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* The value as the user would write it: "1g" for a size, "10000000" for µs. */
 static void format_val(const struct field *f, __u32 v, char *buf, size_t len)
@@ -82,18 +71,18 @@ static int parse_val(const struct field *f, const char *arg, __u32 *out,
 	tsq_quote(q, sizeof(q), arg);
 	format_val(f, f->max, max, sizeof(max));
 	if (ret == -ERANGE)
-		return fail(err, errlen, "%s \"%s\" is too large (max %s)",
+		return tsq_errf(err, errlen, "%s \"%s\" is too large (max %s)",
 			    f->name, q, max);
 	if (ret)
-		return fail(err, errlen, "invalid %s \"%s\": expected %s",
+		return tsq_errf(err, errlen, "invalid %s \"%s\": expected %s",
 			    f->name, q, f->usec ?
 			    "microseconds like 500, 500us, 2ms" :
 			    "a size like 65536, 64k, 1m");
 	if (!v)
-		return fail(err, errlen, "%s must be positive", f->name);
+		return tsq_errf(err, errlen, "%s must be positive", f->name);
 	if (v < f->min) {
 		format_val(f, f->min, min, sizeof(min));
-		return fail(err, errlen, "%s \"%s\" is too small (min %s)",
+		return tsq_errf(err, errlen, "%s \"%s\" is too small (min %s)",
 			    f->name, q, min);
 	}
 	*out = v;
@@ -119,24 +108,24 @@ int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 
 	memset(p, 0, sizeof(*p));
 	if (argc <= 0) {
-		ret = fail(err, errlen,
+		ret = tsq_errf(err, errlen,
 			   "no policy: expected limit, limit-us, tso or budget");
 		goto out;
 	}
 	for (i = 0; i < argc; i += 2) {
 		f = find_field(argv[i]);
 		if (!f) {
-			ret = fail(err, errlen, "What is \"%s\"?",
+			ret = tsq_errf(err, errlen, "What is \"%s\"?",
 				   tsq_quote(q, sizeof(q), argv[i]));
 			goto out;
 		}
 		if (i + 1 == argc) {
-			ret = fail(err, errlen, "\"%s\" needs a value", f->name);
+			ret = tsq_errf(err, errlen, "\"%s\" needs a value", f->name);
 			goto out;
 		}
 		/* iproute2's duparg() wording. */
 		if (p->flags & f->flag) {
-			ret = fail(err, errlen,
+			ret = tsq_errf(err, errlen,
 				   "duplicate \"%s\": \"%s\" is the second value",
 				   f->name, tsq_quote(q, sizeof(q), argv[i + 1]));
 			goto out;
@@ -158,14 +147,14 @@ int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
 	__u32 v;
 
 	if (p->flags & ~TSQ_POLICY_ALL)
-		return fail(err, errlen, "unknown policy flags 0x%x",
+		return tsq_errf(err, errlen, "unknown policy flags 0x%x",
 			    p->flags & ~TSQ_POLICY_ALL);
 	for (f = fields; f < fields + NR_FIELDS; f++) {
 		if (!(p->flags & f->flag))
 			continue;
 		v = field_val(p, f);
 		if (v < f->min || v > f->max)
-			return fail(err, errlen, "%s %u is out of range [%u, %u]",
+			return tsq_errf(err, errlen, "%s %u is out of range [%u, %u]",
 				    f->name, v, f->min, f->max);
 	}
 	return 0;

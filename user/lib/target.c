@@ -7,22 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "quote.h"
 #include "target.h"
 #include "unit.h"
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* Collapse slashes, drop a trailing one; NULL or a reason to refuse. */
 static const char *canonical(const char *in, char *out, size_t outlen)
@@ -82,16 +71,16 @@ int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 	tsq_quote(q, sizeof(q), word);
 	for (p = word; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return fail(err, errlen,
+			return tsq_errf(err, errlen,
 				    "target \"%s\" has a control character", q);
 
 	if (word[0] != '/') {
 		if (strchr(word, '/'))
-			return fail(err, errlen,
+			return tsq_errf(err, errlen,
 				    "cgroup path \"%s\" must start with \"/\" (the cgroup2 root)",
 				    q);
 		if (!tsq_unit_name_valid(word, &why))
-			return fail(err, errlen,
+			return tsq_errf(err, errlen,
 				    "\"%s\" is neither a cgroup path nor a unit name: it %s",
 				    q, why);
 		t->type = TSQ_TARGET_UNIT;
@@ -102,7 +91,7 @@ int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 	t->type = TSQ_TARGET_CGROUP;
 	why = canonical(word, t->name, sizeof(t->name));
 	if (why)
-		return fail(err, errlen, "cgroup path \"%s\" %s", q, why);
+		return tsq_errf(err, errlen, "cgroup path \"%s\" %s", q, why);
 	/* mount is "/" where cgroup2 is mounted on the root: nothing to strip. */
 	if (canonical(mount, mnt, sizeof(mnt)) || !strcmp(mnt, "/"))
 		return 0;
@@ -115,9 +104,9 @@ int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 	if (!under_sys(t->name))
 		return 0;
 	if (stripped)
-		return fail(err, errlen,
+		return tsq_errf(err, errlen,
 			    "cgroup path \"%s\": a top-level cgroup named \"sys\" is not supported",
 			    q);
-	return fail(err, errlen, "\"%s\" is not under the cgroup2 mount %s",
+	return tsq_errf(err, errlen, "\"%s\" is not under the cgroup2 mount %s",
 		    q, mnt);
 }
