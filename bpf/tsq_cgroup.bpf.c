@@ -144,6 +144,7 @@ static __u32 account(struct sock *sk, struct tsq_sk *s)
 	__u64 win = bpf_ktime_get_ns() >> TSQ_WINDOW_SHIFT;
 	struct tsq_cgrp_state *st, zero = {};
 	__u32 slot = win & 1, cur, prev;
+	__u64 old;
 
 	st = bpf_map_lookup_elem(&tsq_cgrp_state, &s->cgid);
 	if (!st) {
@@ -152,11 +153,12 @@ static __u32 account(struct sock *sk, struct tsq_sk *s)
 		if (!st)
 			return 1;
 	}
-	/* First socket in a new window recycles the slot. Racing CPUs may
-	 * both reset it and lose a count: the estimate is one window's worth.
+	/* The first socket in a new window recycles the slot; the swap lets
+	 * only one CPU reset it, so counts of the new window are not zeroed
+	 * by a CPU that saw the old one late.
 	 */
-	if (st->win[slot] != win) {
-		st->win[slot] = win;
+	old = st->win[slot];
+	if (old != win && __sync_val_compare_and_swap(&st->win[slot], old, win) == old) {
 		st->active[slot] = 0;
 		st->queued[slot] = 0;
 	}

@@ -67,6 +67,13 @@ done
 check "policy unchanged by bad input" 'a == b' a="$before" \
 	b="$("$TSQCTL" show /bulk-a)"
 
+# Names are the user's: JSON output stays valid with a quote in one.
+mkdir "$cgr/q\"x"
+"$TSQCTL" set "/q\"x" limit 8k || fail "set a cgroup with a quote in its name"
+check "JSON output escapes cgroup names" 'n == 1' \
+	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/q\"x")] | length')"
+rmdir "$cgr/q\"x"
+
 "$TSQCTL" unset /bulk-a/child
 "$TSQCTL" reset || fail "tsqctl reset"
 CG=$cgr/bulk-a measure after_reset 4

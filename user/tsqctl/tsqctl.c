@@ -79,16 +79,34 @@ static int open_target(const char *word, char *path, size_t len, int *fd)
 	return 0;
 }
 
+/* A JSON string: cgroup names may hold quotes, backslashes, control bytes. */
+static void print_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
 static void print_policy(const char *path, const struct tsq_policy *p, bool first)
 {
-	char buf[TSQ_POLICY_FMT_BUFSZ], sz[TSQ_SIZE_BUFSZ];
+	char buf[TSQ_POLICY_FMT_BUFSZ];
 
 	if (!json) {
 		tsq_policy_format(p, buf, sizeof(buf));
 		printf("%s %s\n", path, buf);
 		return;
 	}
-	printf("%s{\"cgroup\":\"%s\"", first ? "" : ",", path);
+	printf("%s{\"cgroup\":", first ? "" : ",");
+	print_json_str(path);
 	if (p->flags & TSQ_POLICY_LIMIT)
 		printf(",\"limit\":%u", p->limit);
 	if (p->flags & TSQ_POLICY_LIMIT_US)
@@ -98,7 +116,6 @@ static void print_policy(const char *path, const struct tsq_policy *p, bool firs
 	if (p->flags & TSQ_POLICY_BUDGET)
 		printf(",\"budget\":%u", p->budget);
 	printf("}");
-	(void)sz;
 }
 
 static int cmd_attach(int argc, char **argv)
@@ -289,9 +306,11 @@ static void stats_one(int fd, const char *path, void *arg)
 		}
 	}
 	if (json) {
-		printf("%s{\"cgroup\":\"%s\",\"id\":%llu,\"limit_calls\":%llu,\"tso_calls\":%llu,"
+		printf("%s{\"cgroup\":", c->shown ? "," : "");
+		print_json_str(path);
+		printf(",\"id\":%llu,\"limit_calls\":%llu,\"tso_calls\":%llu,"
 		       "\"throttles\":%llu,\"limit_mean\":%llu,\"active_sockets\":%u,"
-		       "\"queued_bytes\":%llu}", c->shown ? "," : "", path,
+		       "\"queued_bytes\":%llu}",
 		       (unsigned long long)id, (unsigned long long)sum.limit_calls,
 		       (unsigned long long)sum.tso_calls, (unsigned long long)sum.throttles,
 		       (unsigned long long)mean, active, (unsigned long long)queued);
