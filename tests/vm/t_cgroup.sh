@@ -13,6 +13,10 @@ mkdir -p $cgr/bulk-a/child $cgr/bulk-b $cgr/idle
 
 check "tsqctl status: hook present" 'h == "true"' \
 	h="$("$TSQCTL" -j status | jq -r .hook)"
+check "tsqctl status: napi_tx on the virtio NIC" 'n == "true"' \
+	n="$("$TSQCTL" -j status | jq -r --arg d "$TSQ_DEV" '.nics[] | select(.dev == $d) | .napi_tx')"
+check "tsqctl status: BQL limit of its TX queue" 'b >= 0' \
+	b="$("$TSQCTL" -j status | jq -r --arg d "$TSQ_DEV" '.nics[] | select(.dev == $d) | .bql["tx-0"]')"
 "$TSQCTL" attach || fail "tsqctl attach"
 "$TSQCTL" set /bulk-a limit 8k tso 8k || fail "tsqctl set /bulk-a"
 "$TSQCTL" set /idle limit 4k || fail "tsqctl set /idle"

@@ -377,6 +377,75 @@ static void read_line(const char *path, char *buf, size_t len)
 	}
 }
 
+/* Per NIC: the driver, virtio-net's napi_tx (TSQ needs timely TX
+ * completion) and the BQL limit of each TX queue.
+ */
+static void print_nics(void)
+{
+	char napi[8], path[512], val[32], drv[256];
+	struct dirent *de, *q;
+	bool first = true;
+	DIR *d, *qd;
+
+	read_line("/sys/module/virtio_net/parameters/napi_tx", napi, sizeof(napi));
+	d = opendir("/sys/class/net");
+	if (json)
+		printf(",\"nics\":[");
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/driver", de->d_name);
+		n = readlink(path, drv, sizeof(drv) - 1);
+		if (n <= 0)
+			continue;	/* virtual: lo, veth, ... */
+		drv[n] = 0;
+		const char *name = strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv;
+		bool virtio = !strcmp(name, "virtio_net");
+
+		if (json) {
+			printf("%s{\"dev\":", first ? "" : ",");
+			print_json_str(de->d_name);
+			printf(",\"driver\":");
+			print_json_str(name);
+			if (virtio)
+				printf(",\"napi_tx\":%s", napi[0] == 'Y' ? "true" : "false");
+			printf(",\"bql\":{");
+		} else {
+			printf("nic %s: driver %s", de->d_name, name);
+			if (virtio)
+				printf(" napi_tx %s", napi);
+			printf(" bql");
+		}
+		first = false;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues", de->d_name);
+		qd = opendir(path);
+		bool qfirst = true;
+
+		while (qd && (q = readdir(qd))) {
+			char lp[1024];
+
+			if (strncmp(q->d_name, "tx-", 3))
+				continue;
+			snprintf(lp, sizeof(lp), "%s/%s/byte_queue_limits/limit", path, q->d_name);
+			read_line(lp, val, sizeof(val));
+			if (json)
+				printf("%s\"%s\":%s", qfirst ? "" : ",", q->d_name, val[0] ? val : "null");
+			else
+				printf(" %s=%s", q->d_name, val[0] ? val : "-");
+			qfirst = false;
+		}
+		if (qd)
+			closedir(qd);
+		printf(json ? "}}" : "\n");
+	}
+	if (d)
+		closedir(d);
+	if (json)
+		printf("]");
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64];
@@ -392,14 +461,17 @@ static int cmd_status(int argc, char **argv)
 	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 	if (json) {
 		printf("{\"hook\":%s,\"attached\":%s,\"tcp_limit_output_bytes\":%s,"
-		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"}\n",
+		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"",
 		       hook ? "true" : "false", attached ? "true" : "false",
 		       lob[0] ? lob : "null", cc, qd);
+		print_nics();
+		printf("}\n");
 	} else {
 		printf("hook: %s\nattached: %s\ntcp_limit_output_bytes: %s\n"
 		       "congestion control: %s\ndefault qdisc: %s\n",
 		       hook ? "tcp_tsq_ops present" : "missing (kernel without the tsq series)",
 		       attached ? TSQ_PIN_DIR : "no", lob, cc, qd);
+		print_nics();
 	}
 	return 0;
 }
@@ -427,7 +499,7 @@ static int usage(FILE *f, int rc)
 		"  show [CGROUP|UNIT]                 policies set\n"
 		"  stats                              per-cgroup counters\n"
 		"  reset                              detach: every socket to stock TSQ\n"
-		"  status                             hook, attachment, kernel defaults\n"
+		"  status                             hook, attachment, kernel defaults, NICs\n"
 		"CGROUP is a path below the cgroup2 root (/bulk); UNIT a systemd unit\n"
 		"(nginx.service). SIZE as tc writes it: 65536, 64k, 64KiB, 1m.\n");
 	return rc;
