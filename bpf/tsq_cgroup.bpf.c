@@ -23,6 +23,11 @@
  *             TSO packets sized to half a share.
  * The kernel clamps whatever is returned (two skbs minimum for the limit,
  * [1, gso_max_segs] segments).
+ *
+ * Two tracepoints keep the books: inet_sock_set_state counts established
+ * sockets per cgroup (and those about to share a budget), cgroup_rmdir
+ * drops a removed cgroup's entries and makes its sockets resolve again,
+ * to stock TSQ since their cgroup is gone.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -42,8 +47,12 @@ struct {
 	__type(value, struct tsq_policy);
 } tsq_cgrp_policy SEC(".maps");
 
+/* Mappable, so that user space and cgroup_rmdir can both bump the
+ * generation atomically without losing one another's increment.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tsq_ctl);
@@ -66,10 +75,19 @@ struct {
 	__type(value, struct tsq_cgrp_state);
 } tsq_cgrp_state SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct tsq_cgrp_socks);
+} tsq_cgrp_socks SEC(".maps");
+
 struct tsq_sk {
 	__u64 gen;		/* tsq_ctl generation + 1; 0: unresolved */
 	__u64 cgid;		/* cgroup whose policy applies, 0: none */
 	__u64 win;		/* last window counted in tsq_cgrp_state */
+	__u64 own;		/* cgroup counted in tsq_cgrp_socks, 0: none */
+	__u32 pending;		/* counted in cgid's pending sockets */
 	struct tsq_policy pol;
 };
 
@@ -80,14 +98,47 @@ struct {
 	__type(value, struct tsq_sk);
 } tsq_sk SEC(".maps");
 
-static void resolve(struct sock *sk, struct tsq_sk *s)
+/* The cgroup the socket was created in; the tracepoints cannot call
+ * bpf_sk_cgroup_id(), and a read is all it does.
+ */
+static __u64 sk_cgid(const struct sock *sk)
+{
+	return sk->sk_cgrp_data.cgroup->kn->id;
+}
+
+static struct tsq_cgrp_state *cgrp_state(__u64 cgid)
+{
+	struct tsq_cgrp_state *st, zero = {};
+
+	st = bpf_map_lookup_elem(&tsq_cgrp_state, &cgid);
+	if (st)
+		return st;
+	bpf_map_update_elem(&tsq_cgrp_state, &cgid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tsq_cgrp_state, &cgid);
+}
+
+/* The socket no longer waits for its first transmit under s->cgid. */
+static void unpend(struct tsq_sk *s)
+{
+	struct tsq_cgrp_state *st;
+
+	if (!s->pending)
+		return;
+	s->pending = 0;
+	st = bpf_map_lookup_elem(&tsq_cgrp_state, &s->cgid);
+	if (st)
+		__sync_fetch_and_add(&st->pending, -1);
+}
+
+static void resolve(const struct sock *sk, struct tsq_sk *s)
 {
 	struct cgroup *cg;
 	int level;
 
+	unpend(s);
 	s->cgid = 0;
 	s->pol.flags = 0;
-	cg = bpf_cgroup_from_id(bpf_sk_cgroup_id(sk));
+	cg = bpf_cgroup_from_id(sk_cgid(sk));
 	if (!cg)
 		return;
 	level = cg->level;
@@ -109,22 +160,30 @@ static void resolve(struct sock *sk, struct tsq_sk *s)
 	bpf_cgroup_release(cg);
 }
 
-/* The socket's policy, resolved again when user space changed any. */
-static struct tsq_sk *sk_policy(struct sock *sk)
+/* The socket's policy in s, resolved again when user space changed any.
+ * Returns whether one applies.
+ */
+static bool refresh(const struct sock *sk, struct tsq_sk *s)
 {
 	struct tsq_ctl *ctl;
-	struct tsq_sk *s;
 	__u32 zero = 0;
 
 	ctl = bpf_map_lookup_elem(&tsq_ctl, &zero);
-	s = bpf_sk_storage_get(&tsq_sk, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!ctl || !s)
-		return NULL;
+	if (!ctl)
+		return false;
 	if (s->gen != ctl->gen + 1) {
 		resolve(sk, s);
 		s->gen = ctl->gen + 1;
 	}
-	return s->cgid ? s : NULL;
+	return s->cgid;
+}
+
+static struct tsq_sk *sk_policy(struct sock *sk)
+{
+	struct tsq_sk *s;
+
+	s = bpf_sk_storage_get(&tsq_sk, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	return s && refresh(sk, s) ? s : NULL;
 }
 
 static struct tsq_stats *stats(__u64 cgid)
@@ -138,21 +197,21 @@ static struct tsq_stats *stats(__u64 cgid)
 	return bpf_map_lookup_elem(&tsq_stats, &cgid);
 }
 
-/* Count the socket once per window; return the cgroup's active sockets. */
+/* Count the socket once per window; return the cgroup's active sockets,
+ * with those established recently that have yet to send.
+ */
 static __u32 account(struct sock *sk, struct tsq_sk *s)
 {
-	__u64 win = bpf_ktime_get_ns() >> TSQ_WINDOW_SHIFT;
-	struct tsq_cgrp_state *st, zero = {};
+	__u64 now = bpf_ktime_get_ns(), win = now >> TSQ_WINDOW_SHIFT;
 	__u32 slot = win & 1, cur, prev;
+	struct tsq_cgrp_state *st;
+	__s32 pending;
 	__u64 old;
 
-	st = bpf_map_lookup_elem(&tsq_cgrp_state, &s->cgid);
-	if (!st) {
-		bpf_map_update_elem(&tsq_cgrp_state, &s->cgid, &zero, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&tsq_cgrp_state, &s->cgid);
-		if (!st)
-			return 1;
-	}
+	unpend(s);
+	st = cgrp_state(s->cgid);
+	if (!st)
+		return 1;
 	/* The first socket in a new window recycles the slot; the swap lets
 	 * only one CPU reset it, so counts of the new window are not zeroed
 	 * by a CPU that saw the old one late.
@@ -170,6 +229,9 @@ static __u32 account(struct sock *sk, struct tsq_sk *s)
 	cur = st->active[slot];
 	prev = st->win[slot ^ 1] == win - 1 ? st->active[slot ^ 1] : 0;
 	cur = cur > prev ? cur : prev;
+	pending = st->pending;
+	if (pending > 0 && now - st->born < TSQ_PENDING_NS)
+		cur += pending;
 	return cur ? cur : 1;
 }
 
@@ -258,6 +320,88 @@ int BPF_PROG(policy_throttle, struct sock *sk, unsigned long limit, bool bpf)
 	st = stats(s->cgid);
 	if (st)
 		st->throttles++;
+	return 0;
+}
+
+static void socks_add(__u64 cgid, __s64 n)
+{
+	struct tsq_cgrp_socks *c, zero = {};
+
+	c = bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
+	if (!c && n > 0) {
+		bpf_map_update_elem(&tsq_cgrp_socks, &cgid, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
+	}
+	if (c)
+		__sync_fetch_and_add(&c->established, n);
+}
+
+static void sk_established(const struct sock *sk)
+{
+	struct tsq_cgrp_state *st;
+	struct tsq_sk *s;
+
+	s = bpf_sk_storage_get(&tsq_sk, (struct sock *)sk, 0,
+			       BPF_SK_STORAGE_GET_F_CREATE);
+	if (!s || s->own)
+		return;
+	s->own = sk_cgid(sk);
+	socks_add(s->own, 1);
+	if (!refresh(sk, s) || !(s->pol.flags & TSQ_POLICY_BUDGET))
+		return;
+	st = cgrp_state(s->cgid);
+	if (!st)
+		return;
+	/* A burst that starts after a quiet spell starts from zero. */
+	if (bpf_ktime_get_ns() - st->born >= TSQ_PENDING_NS)
+		st->pending = 0;
+	__sync_fetch_and_add(&st->pending, 1);
+	st->born = bpf_ktime_get_ns();
+	s->pending = 1;
+}
+
+static void sk_closing(const struct sock *sk)
+{
+	struct tsq_sk *s = bpf_sk_storage_get(&tsq_sk, (struct sock *)sk, 0, 0);
+
+	if (!s || !s->own)
+		return;
+	socks_add(s->own, -1);
+	s->own = 0;
+	unpend(s);
+}
+
+/* Established TCP sockets per cgroup, and the budget's pending ones. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(policy_sk_state, const struct sock *sk, int oldstate, int newstate)
+{
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	if (newstate == TCP_ESTABLISHED)
+		sk_established(sk);
+	else if (oldstate == TCP_ESTABLISHED)
+		sk_closing(sk);
+	return 0;
+}
+
+/* A removed cgroup takes its entries along. Its policy died with its
+ * cgroup storage; bumping the generation makes the sockets that followed
+ * it resolve again, and find nothing: stock TSQ.
+ */
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(policy_rmdir, struct cgroup *cgrp, const char *path)
+{
+	__u64 id = cgrp->kn->id;
+	struct tsq_ctl *ctl;
+	__u32 zero = 0;
+	bool had;
+
+	bpf_map_delete_elem(&tsq_cgrp_socks, &id);
+	had = !bpf_map_delete_elem(&tsq_stats, &id);
+	had |= !bpf_map_delete_elem(&tsq_cgrp_state, &id);
+	ctl = bpf_map_lookup_elem(&tsq_ctl, &zero);
+	if (had && ctl)
+		__sync_fetch_and_add(&ctl->gen, 1);
 	return 0;
 }
 

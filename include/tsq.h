@@ -68,12 +68,30 @@ struct tsq_stats {
  * sk_wmem_alloc each had at its first call there. The active count of the
  * larger of the current and the previous window shares a budget; the
  * previous window's sum is the queued-bytes estimate.
+ *
+ * Sockets that start together would each see themselves alone at their
+ * first transmit: "pending" counts the sockets established under the
+ * policy that have not transmitted yet, and shares the budget with the
+ * active ones for TSQ_PENDING_NS after the last of them was established
+ * (a socket that never sends, a pure receiver, stops counting then).
  */
 #define TSQ_WINDOW_SHIFT	24	/* 16.8 ms */
+#define TSQ_PENDING_NS		1000000000ULL
 struct tsq_cgrp_state {
 	__u64 win[2];
 	__u64 queued[2];
 	__u32 active[2];
+	__s32 pending;		/* may dip below 0 after an expiry: read as 0 */
+	__u32 pad;
+	__u64 born;		/* ktime of the last establishment counted */
+};
+
+/* tsq_cgrp_socks map, key: the cgroup id a socket was created in (not the
+ * policy's): its TCP sockets in state ESTABLISHED, as ss(8) counts them.
+ * User space sums a policy cgroup's subtree.
+ */
+struct tsq_cgrp_socks {
+	__s64 established;
 };
 
 #define TSQ_MAX_DEPTH		16	/* cgroup levels searched for a policy */

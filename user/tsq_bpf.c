@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -22,7 +23,8 @@
 
 static const char *const pinned_names[] = {
 	TSQ_PIN_LINK, TSQ_PIN_THROTTLE, TSQ_PIN_POLICY, TSQ_PIN_CTL,
-	TSQ_PIN_STATS, TSQ_PIN_STATE,
+	TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS, TSQ_PIN_SK_STATE,
+	TSQ_PIN_RMDIR,
 };
 
 static void pin_path(char *buf, size_t len, const char *name)
@@ -81,7 +83,7 @@ static void unpin_all(void)
 
 int tsq_attach(void)
 {
-	struct bpf_link *link = NULL, *thr = NULL;
+	struct bpf_link *link = NULL, *thr = NULL, *sks = NULL, *rmd = NULL;
 	struct tsq_cgroup *skel;
 	int err, fd;
 
@@ -102,7 +104,9 @@ int tsq_attach(void)
 		goto out;
 	}
 	thr = bpf_program__attach(skel->progs.policy_throttle);
-	if (!thr) {
+	sks = bpf_program__attach(skel->progs.policy_sk_state);
+	rmd = bpf_program__attach(skel->progs.policy_rmdir);
+	if (!thr || !sks || !rmd) {
 		err = -errno;
 		goto out;
 	}
@@ -110,7 +114,10 @@ int tsq_attach(void)
 	      pin_map(skel->maps.tsq_ctl, TSQ_PIN_CTL) ?:
 	      pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
 	      pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
+	      pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS) ?:
 	      pin_link(thr, TSQ_PIN_THROTTLE) ?:
+	      pin_link(sks, TSQ_PIN_SK_STATE) ?:
+	      pin_link(rmd, TSQ_PIN_RMDIR) ?:
 	      pin_link(link, TSQ_PIN_LINK);
 out:
 	if (err) {
@@ -118,6 +125,8 @@ out:
 			bpf_link__detach(link);
 		unpin_all();
 	}
+	bpf_link__destroy(rmd);
+	bpf_link__destroy(sks);
 	bpf_link__destroy(thr);
 	bpf_link__destroy(link);
 	tsq_cgroup__destroy(skel);
@@ -137,19 +146,20 @@ int tsq_reset(void)
 	return fd == -ENOENT ? -ENOENT : err;
 }
 
+/* Atomic, through the mapped array: cgroup_rmdir bumps it too. */
 int tsq_bump_gen(void)
 {
 	int fd = tsq_pinned(TSQ_PIN_CTL);
-	struct tsq_ctl ctl = {};
-	__u32 zero = 0;
-	int err;
+	long page = sysconf(_SC_PAGESIZE);
+	struct tsq_ctl *ctl;
 
 	if (fd < 0)
 		return fd;
-	err = bpf_map_lookup_elem(fd, &zero, &ctl);
-	ctl.gen++;
-	err = err ?: bpf_map_update_elem(fd, &zero, &ctl, BPF_ANY);
-	err = err ? -errno : 0;
+	ctl = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	return err;
+	if (ctl == MAP_FAILED)
+		return -errno;
+	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
+	munmap(ctl, page);
+	return 0;
 }

@@ -3,7 +3,6 @@
 # budget: 8 bulk flows in one cgroup share 32 KB of queue, so a latency
 # probe in another cgroup behind the same 100 Mbit/s bottleneck waits
 # behind ~32 KB (2.6 ms) instead of ~1 MB.
-# tsq-test: not-default the 48 KB peak bound failed in 2 of 7 runs, always in the first second: sockets that start together count each other as active only after their first transmit
 . "$(dirname "$0")/lib.sh"
 
 tbf_on 100mbit
