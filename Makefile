@@ -5,6 +5,8 @@
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
+#   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
+#                     (PREFIX=/usr/local DESTDIR=); needs a built tree
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0
@@ -46,7 +48,8 @@ vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps kernel tools check check-host check-vm demo help clean distclean
+.PHONY: all deps kernel tools check check-host check-vm demo help clean distclean \
+	install uninstall
 
 all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(PROGS)
 
@@ -115,6 +118,45 @@ demo: all
 # User-space library, its unit tests and fuzzers.
 -include user/Makefile.inc
 all: $(USER_LIB_TARGETS)
+
+# Installing rebuilds nothing (like the kernel's modules_install): it
+# runs as root on the target, where a kernel build is out of place.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/tsq
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+INSTALL ?= install
+INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl
+BPFTRACE_SCRIPTS := $(wildcard tools/bpftrace/*.bt)
+
+install:
+	$(Q)for f in $(INSTALL_BINS); do [ -x $$f ] || \
+		{ echo "install: $$f missing: run make first" >&2; exit 1; }; done
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DATADIR)/bpftrace $(DESTDIR)$(SYSCONFDIR)/tsq/tsq.conf.d
+	$(Q)$(INSTALL) -m 755 $(INSTALL_BINS) $(DESTDIR)$(SBINDIR)
+	$(Q)$(INSTALL) -m 644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8
+	$(Q)$(INSTALL) -m 644 $(wildcard man/*.5) $(DESTDIR)$(MANDIR)/man5
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/tsqd.service.in \
+		>$(DESTDIR)$(UNITDIR)/tsqd.service
+	$(Q)chmod 644 $(DESTDIR)$(UNITDIR)/tsqd.service
+	$(Q)$(if $(BPFTRACE_SCRIPTS),$(INSTALL) -m 755 $(BPFTRACE_SCRIPTS) \
+		$(DESTDIR)$(DATADIR)/bpftrace)
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/tsq/tsq.conf ] || \
+		$(INSTALL) -m 644 etc/tsq.conf $(DESTDIR)$(SYSCONFDIR)/tsq/tsq.conf
+
+# The configuration stays, as dpkg keeps conffiles on remove.
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(notdir $(INSTALL_BINS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(wildcard man/*.5))) \
+		$(DESTDIR)$(UNITDIR)/tsqd.service
+	$(Q)rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
