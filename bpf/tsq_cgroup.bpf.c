@@ -88,6 +88,8 @@ struct tsq_sk {
 	__u64 win;		/* last window counted in tsq_cgrp_state */
 	__u64 own;		/* cgroup counted in tsq_cgrp_socks, 0: none */
 	__u32 pending;		/* counted in cgid's pending sockets */
+	__u32 share;		/* budget share, computed in window ... */
+	__u64 share_win;	/* ... share_win - 1; 0: none */
 	struct tsq_policy pol;
 };
 
@@ -136,6 +138,7 @@ static void resolve(const struct sock *sk, struct tsq_sk *s)
 	int level;
 
 	unpend(s);
+	s->share_win = 0;
 	s->cgid = 0;
 	s->pol.flags = 0;
 	cg = bpf_cgroup_from_id(sk_cgid(sk));
@@ -235,9 +238,18 @@ static __u32 account(struct sock *sk, struct tsq_sk *s)
 	return cur ? cur : 1;
 }
 
+/* Both callbacks want the share on every transmit: one computation, and
+ * one lookup of tsq_cgrp_state, per socket and window.
+ */
 static __u32 budget_share(struct sock *sk, struct tsq_sk *s)
 {
-	return s->pol.budget / account(sk, s);
+	__u64 win = bpf_ktime_get_ns() >> TSQ_WINDOW_SHIFT;
+
+	if (s->share_win != win + 1) {
+		s->share = s->pol.budget / account(sk, s);
+		s->share_win = win + 1;
+	}
+	return s->share;
 }
 
 SEC("struct_ops")
