@@ -94,6 +94,7 @@ $(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) include/tsq.h | tools
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
 
 $(OUTPUT)/tsqctl: user/tsqctl/tsqctl.c user/tsq_bpf.c user/tsq_bpf.h \
+		  user/tsq_report.c user/tsq_report.h \
 		  $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \

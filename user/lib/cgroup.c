@@ -6,10 +6,12 @@
  * confined with openat2() and checked with fstatfs().
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -223,4 +225,47 @@ __u64 tsq_cgroup_id(int fd)
 	if (fstat(fd, &st))
 		return 0;
 	return st.st_ino;
+}
+
+static void walk(int dirfd, const char *path, int depth, tsq_cgroup_walk_fn fn,
+		 void *ctx)
+{
+	struct dirent *de;
+	DIR *d;
+
+	fn(dirfd, path, depth, ctx);
+	if (depth >= TSQ_CGROUP_WALK_DEPTH)
+		return;
+	d = fdopendir(dup(dirfd));
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX];
+		int fd, n;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, "/") ? path : "",
+			     de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(sub))
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		walk(fd, sub, depth + 1, fn, ctx);
+		close(fd);
+	}
+	closedir(d);
+}
+
+int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
+		    void *ctx)
+{
+	int fd, err = tsq_cgroup_open(mount, path, &fd);
+
+	if (err)
+		return err;
+	walk(fd, path[0] ? path : "/", 0, fn, ctx);
+	close(fd);
+	return 0;
 }

@@ -43,3 +43,19 @@ const char *tsq_quote(char *buf, size_t len, const char *s)
 	strcpy(buf + o, cut && len > 4 ? "..." : "");
 	return buf;
 }
+
+void tsq_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* User input inside error messages. */
+/* User input inside error messages and JSON strings. */
 #ifndef __TSQ_QUOTE_H
 #define __TSQ_QUOTE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Enough for a word of 64 bytes, or a shortened longer one. */
 #define TSQ_QUOTE_BUFSZ	80
@@ -13,5 +14,11 @@
  * '"' and '\' as C escapes; cut with "..." to fit len. Returns buf.
  */
 const char *tsq_quote(char *buf, size_t len, const char *s);
+
+/*
+ * s as a JSON string, quotes included: cgroup names may hold quotes,
+ * backslashes and control bytes. Bytes >= 0x80 pass as they are.
+ */
+void tsq_json_str(FILE *f, const char *s);
 
 #endif /* __TSQ_QUOTE_H */

@@ -4,6 +4,7 @@
  * Works on the maps tsq pins under /sys/fs/bpf/tsq, with or without tsqd.
  * See tsqctl(8) and the design comment in bpf/tsq_cgroup.bpf.c.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,14 +21,13 @@
 
 #include "tsq.h"
 #include "tsq_bpf.h"
+#include "tsq_report.h"
 #include "cgroup.h"
 #include "policy.h"
 #include "quote.h"
 #include "size.h"
 #include "target.h"
 #include "unit.h"
-
-#define MAX_WALK_DEPTH	64
 
 static bool json;
 static char mount_point[4096];
@@ -79,23 +79,6 @@ static int open_target(const char *word, char *path, size_t len, int *fd)
 	return 0;
 }
 
-/* A JSON string: cgroup names may hold quotes, backslashes, control bytes. */
-static void print_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void print_policy(const char *path, const struct tsq_policy *p, bool first)
 {
 	char buf[TSQ_POLICY_FMT_BUFSZ];
@@ -106,7 +89,7 @@ static void print_policy(const char *path, const struct tsq_policy *p, bool firs
 		return;
 	}
 	printf("%s{\"cgroup\":", first ? "" : ",");
-	print_json_str(path);
+	tsq_json_str(stdout, path);
 	if (p->flags & TSQ_POLICY_LIMIT)
 		printf(",\"limit\":%u", p->limit);
 	if (p->flags & TSQ_POLICY_LIMIT_US)
@@ -185,53 +168,12 @@ static int cmd_unset(int argc, char **argv)
 	return ret ? failed(ret, "unset") : 0;
 }
 
-/* Visit every cgroup below dirfd (path names it), depth first. */
-typedef void (*walk_fn)(int fd, const char *path, void *ctx);
-
-static void walk(int dirfd, const char *path, int depth, walk_fn fn, void *ctx)
-{
-	struct dirent *de;
-	DIR *d;
-
-	fn(dirfd, path, ctx);
-	if (depth >= MAX_WALK_DEPTH)
-		return;
-	d = fdopendir(dup(dirfd));
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char sub[4096];
-		int fd;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, "/") ? path : "", de->d_name);
-		walk(fd, sub, depth + 1, fn, ctx);
-		close(fd);
-	}
-	closedir(d);
-}
-
-static int walk_all(walk_fn fn, void *ctx)
-{
-	int root, err = tsq_cgroup_open(mount_point, "", &root);
-
-	if (err)
-		return err;
-	walk(root, "/", 0, fn, ctx);
-	close(root);
-	return 0;
-}
-
 struct show_ctx {
 	int map;
 	int shown;
 };
 
-static void show_one(int fd, const char *path, void *arg)
+static void show_one(int fd, const char *path, int depth, void *arg)
 {
 	struct show_ctx *c = arg;
 	struct tsq_policy p;
@@ -258,11 +200,11 @@ static int cmd_show(int argc, char **argv)
 	if (argc == 1) {
 		ret = open_target(argv[0], path, sizeof(path), &cg);
 		if (!ret) {
-			show_one(cg, path[0] ? path : "/", &c);
+			show_one(cg, path[0] ? path : "/", 0, &c);
 			close(cg);
 		}
 	} else {
-		ret = walk_all(show_one, &c);
+		ret = tsq_cgroup_walk(mount_point, "", show_one, &c);
 		ret = ret ? failed(ret, "show") : 0;
 	}
 	if (json)
@@ -271,88 +213,55 @@ static int cmd_show(int argc, char **argv)
 	return ret;
 }
 
-struct stats_ctx {
-	int stats, state, policy, ncpu, shown;
-	__u64 now_win;
-};
-
-static void stats_one(int fd, const char *path, void *arg)
+static int stats_once(void)
 {
-	struct stats_ctx *c = arg;
-	struct tsq_stats per[c->ncpu], sum = {};
-	struct tsq_cgrp_state st = {};
-	__u64 id = tsq_cgroup_id(fd), mean, queued = 0;
-	__u32 active = 0;
+	struct tsq_report r;
+	int err = tsq_report_collect(mount_point, &r);
 
-	if (!id || bpf_map_lookup_elem(c->stats, &id, per))
-		return;
-	for (int i = 0; i < c->ncpu; i++) {
-		sum.limit_calls += per[i].limit_calls;
-		sum.tso_calls += per[i].tso_calls;
-		sum.throttles += per[i].throttles;
-		sum.limit_bytes += per[i].limit_bytes;
-		sum.limit_samples += per[i].limit_samples;
-	}
-	mean = sum.limit_samples ? sum.limit_bytes / sum.limit_samples : 0;
-	/* Activity of the last complete window, if it is recent. */
-	if (!bpf_map_lookup_elem(c->state, &id, &st)) {
-		for (int s = 0; s < 2; s++) {
-			if (st.win[s] + 1 == c->now_win || st.win[s] == c->now_win) {
-				if (st.active[s] > active) {
-					active = st.active[s];
-					queued = st.queued[s];
-				}
-			}
-		}
-	}
-	if (json) {
-		printf("%s{\"cgroup\":", c->shown ? "," : "");
-		print_json_str(path);
-		printf(",\"id\":%llu,\"limit_calls\":%llu,\"tso_calls\":%llu,"
-		       "\"throttles\":%llu,\"limit_mean\":%llu,\"active_sockets\":%u,"
-		       "\"queued_bytes\":%llu}",
-		       (unsigned long long)id, (unsigned long long)sum.limit_calls,
-		       (unsigned long long)sum.tso_calls, (unsigned long long)sum.throttles,
-		       (unsigned long long)mean, active, (unsigned long long)queued);
-	} else {
-		char m[TSQ_SIZE_BUFSZ], q[TSQ_SIZE_BUFSZ];
-
-		tsq_format_size(m, sizeof(m), mean);
-		tsq_format_size(q, sizeof(q), queued);
-		printf("%s\n  calls %llu tso-calls %llu throttles %llu limit-mean %s active %u queued %s\n",
-		       path, (unsigned long long)sum.limit_calls,
-		       (unsigned long long)sum.tso_calls, (unsigned long long)sum.throttles,
-		       m, active, q);
-	}
-	c->shown++;
+	if (err)
+		return failed(err, "stats");
+	if (json)
+		tsq_report_json(stdout, &r);
+	else
+		tsq_report_text(stdout, &r);
+	tsq_report_free(&r);
+	return fflush(stdout) ? 1 : 0;
 }
 
+/* --watch [SECONDS]: again every interval; -j makes it a JSON array a line. */
 static int cmd_stats(int argc, char **argv)
 {
-	struct stats_ctx c = { .ncpu = libbpf_num_possible_cpus() };
-	struct timespec ts;
+	unsigned long secs = 0;
+	char *end;
 	int ret;
 
-	if (argc)
-		return bad_input("usage: tsqctl [-j] stats");
-	c.stats = tsq_pinned(TSQ_PIN_STATS);
-	if (c.stats < 0)
-		return failed(c.stats, "stats");
-	c.state = tsq_pinned(TSQ_PIN_STATE);
-	if (c.state < 0) {
-		close(c.stats);
-		return failed(c.state, "stats");
+	if (argc && !strcmp(argv[0], "--watch")) {
+		secs = 1;
+		if (argc == 2) {
+			errno = 0;
+			secs = strtoul(argv[1], &end, 10);
+			if (errno || *end || !isdigit((unsigned char)argv[1][0]) ||
+			    !secs || secs > 3600)
+				return bad_input("stats --watch: interval %s: want 1 to 3600 seconds",
+						 argv[1]);
+		}
+		argc -= argc == 2 ? 2 : 1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.now_win = ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> TSQ_WINDOW_SHIFT;
-	if (json)
-		printf("[");
-	ret = walk_all(stats_one, &c);
-	if (json)
-		printf("]\n");
-	close(c.stats);
-	close(c.state);
-	return ret ? failed(ret, "stats") : 0;
+	if (argc)
+		return bad_input("usage: tsqctl [-j] stats [--watch [SECONDS]]");
+	for (;;) {
+		if (secs && !json) {
+			time_t now = time(NULL);
+			char stamp[32];
+
+			strftime(stamp, sizeof(stamp), "%F %T", localtime(&now));
+			printf("--- %s\n", stamp);
+		}
+		ret = stats_once();
+		if (ret || !secs)
+			return ret;
+		sleep(secs);
+	}
 }
 
 static int cmd_reset(int argc, char **argv)
@@ -406,9 +315,9 @@ static void print_nics(void)
 
 		if (json) {
 			printf("%s{\"dev\":", first ? "" : ",");
-			print_json_str(de->d_name);
+			tsq_json_str(stdout, de->d_name);
 			printf(",\"driver\":");
-			print_json_str(name);
+			tsq_json_str(stdout, name);
 			if (virtio)
 				printf(",\"napi_tx\":%s", napi[0] == 'Y' ? "true" : "false");
 			printf(",\"bql\":{");
@@ -497,7 +406,7 @@ static int usage(FILE *f, int rc)
 		"  set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]\n"
 		"  unset CGROUP|UNIT                  back to the parent's policy\n"
 		"  show [CGROUP|UNIT]                 policies set\n"
-		"  stats                              per-cgroup counters\n"
+		"  stats [--watch [SECONDS]]          per-cgroup counters\n"
 		"  reset                              detach: every socket to stock TSQ\n"
 		"  status                             hook, attachment, kernel defaults, NICs\n"
 		"CGROUP is a path below the cgroup2 root (/bulk); UNIT a systemd unit\n"

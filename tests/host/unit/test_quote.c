@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_quote(): user input made safe for a one-line message. */
+/* tsq_quote(): user input made safe for a one-line message; tsq_json_str(). */
 #include "quote.h"
 #include "test.h"
 
@@ -24,6 +24,30 @@ static const struct quote_case {
 	{ "abcdef", 1, "" },
 };
 
+static const struct { const char *in, *out; } json_cases[] = {
+	{ "/bulk", "\"/bulk\"" },
+	{ "", "\"\"" },
+	{ "/q\"x", "\"/q\\\"x\"" },
+	{ "a\\b", "\"a\\\\b\"" },
+	{ "\n\x1f", "\"\\u000a\\u001f\"" },
+	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+};
+
+static void test_json(void)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(json_cases); i++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		tsq_json_str(f, json_cases[i].in);
+		fclose(f);
+		check(!strcmp(buf, json_cases[i].out),
+		      tname("json \"%s\"", esc(json_cases[i].in)),
+		      "got %s, want %s", esc(buf), esc(json_cases[i].out));
+	}
+}
+
 int main(void)
 {
 	const struct quote_case *c;
@@ -37,5 +61,6 @@ int main(void)
 		      "got \"%s\", want \"%s\"", esc(buf), esc(c->out));
 	}
 	ASSERT(!strcmp(tsq_quote(buf, 0, "a"), ""), "quote into 0 bytes");
+	test_json();
 	return test_done();
 }

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Statistics agree with what was measured: throttles for the limited
+# cgroup and none for an idle one, established sockets as ss(8) counts
+# them, and a removed cgroup leaves no entry in any map.
+. "$(dirname "$0")/lib.sh"
+
+tbf_on 100mbit
+iperf_server 5201
+iperf_server 5202
+iperf_server 5203
+cgr=/sys/fs/cgroup
+mkdir -p $cgr/bulk/a $cgr/bulk/b $cgr/idle $cgr/gone
+"$TSQCTL" attach || fail "tsqctl attach"
+"$TSQCTL" set /bulk limit 8k tso 8k
+"$TSQCTL" set /idle limit 4k
+"$TSQCTL" set /gone budget 64k
+
+# sockets: the policy cgroup's whole subtree, while the flows run. iperf3
+# opens one control connection besides the data streams.
+ss_bulk() {
+	echo $(( $(ss -tnH state established cgroup /bulk/a | wc -l) +
+		 $(ss -tnH state established cgroup /bulk/b | wc -l) ))
+}
+CG=$cgr/bulk/a flow a 10 3 &
+pa=$!
+CG=$cgr/bulk/b flow b 10 2 -p 5202 &
+pb=$!
+CG=$cgr/gone flow g 10 1 -p 5203 &
+pg=$!
+# Until all seven connections are up (iperf3 under TCG takes its time).
+for _ in $(seq 50); do
+	[ "$(ss_bulk)" = 7 ] && break
+	sleep 0.2
+done
+ss1=$(ss_bulk)
+st=$("$TSQCTL" -j stats)
+ss2=$(ss_bulk)
+wait $pa $pb $pg
+for f in a b g; do
+	[ -s "$TMP/$f.err" ] && log "flow $f: $(head -c 300 "$TMP/$f.err")"
+	log "flow $f: $(goodput $f) Mbit/s"
+done
+log "ss: $ss1/$ss2 established in /bulk; stats: $st"
+check "sockets in /bulk match ss" 'n == s && s == s2 && s == 7' \
+	n="$(jq '.[] | select(.cgroup == "/bulk") | .sockets' <<<"$st")" \
+	s="$ss1" s2="$ss2"
+check "sockets in /idle: none" 'n == 0' \
+	n="$(jq '.[] | select(.cgroup == "/idle") | .sockets' <<<"$st")"
+sleep 1
+st=$("$TSQCTL" -j stats)
+log "after the flows: $st"
+check "sockets in /bulk after the flows closed: 0" 'n == 0' \
+	n="$(jq '.[] | select(.cgroup == "/bulk") | .sockets' <<<"$st")"
+check "throttles for /bulk" 't > 0' \
+	t="$(jq '.[] | select(.cgroup == "/bulk") | .throttles' <<<"$st")"
+check "no throttles or calls for the idle /idle" 't == 0 && c == 0' \
+	t="$(jq '.[] | select(.cgroup == "/idle") | .throttles' <<<"$st")" \
+	c="$(jq '.[] | select(.cgroup == "/idle") | .limit_calls' <<<"$st")"
+check "mean limit in /bulk: 8 KB, or the two-skb floor above it" \
+	'm >= 8192 && m <= 65536' \
+	m="$(jq '.[] | select(.cgroup == "/bulk") | .limit_mean' <<<"$st")"
+
+timeout -s INT 3.5 "$TSQCTL" -j stats --watch 1 >"$TMP/watch"
+check "stats --watch 1 -j: a JSON array a second" 'n >= 2 && n <= 4 && bad == 0' \
+	n="$(wc -l <"$TMP/watch")" bad="$(jq -c 'arrays | empty' "$TMP/watch" >/dev/null 2>&1; echo $?)"
+for bad in 0 -1 1.5 x 3601; do
+	"$TSQCTL" stats --watch "$bad" 2>"$TMP/err" >/dev/null
+	check "stats --watch $bad: exit 2, one line" 'rc == 2 && n == 1' rc=$? n="$(wc -l <"$TMP/err")"
+done
+
+# bpftool prints a u64 key as its 8 bytes, little-endian, in hex.
+keys() { "$OUT/tools/bpftool" -j map dump pinned "/sys/fs/bpf/tsq/$1" | jq -c "[.[] | .key]"; }
+key_of() {
+	local i out=
+	for i in 0 1 2 3 4 5 6 7; do
+		out+=$(printf '%s"0x%02x"' "${out:+,}" $(( ($1 >> (8 * i)) & 255 )))
+	done
+	echo "[$out]"
+}
+# A removed cgroup: its policy, statistics and counters go with it.
+gid=$(key_of "$(stat -c %i $cgr/gone)")
+log "stats keys: $(keys stats)"
+check "/gone has statistics before rmdir" 'n == 1' \
+	n="$(keys stats | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
+rmdir $cgr/gone
+for m in stats state socks; do
+	check "rmdir /gone: no $m entry left" 'n == 0' \
+		n="$(keys $m | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
+done
+check "rmdir /gone: show no longer lists it" 'n == 0' \
+	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/gone")] | length')"
+
+"$TSQCTL" reset
+rmdir $cgr/bulk/a $cgr/bulk/b $cgr/bulk $cgr/idle
+check_dmesg stats
+finish

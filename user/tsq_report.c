@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-cgroup statistics: one walk of the cgroup tree against the pinned
+ * maps. A socket is counted in the cgroup it was created in
+ * (tsq_cgrp_socks); the walk adds each cgroup's count to the nearest
+ * cgroup at or above it that has a policy, which is the one the socket
+ * follows.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tsq_bpf.h"
+#include "tsq_report.h"
+#include "cgroup.h"
+#include "quote.h"
+#include "size.h"
+
+struct walk_ctx {
+	struct tsq_report *r;
+	int policy, stats, state, socks, ncpu, err;
+	__u64 now_win;
+	/* Index + 1 of the entry that covers each level; 0: none. */
+	size_t owner[TSQ_CGROUP_WALK_DEPTH + 1];
+	struct tsq_stats *percpu;
+};
+
+static struct tsq_cgrp_report *add(struct walk_ctx *c, const char *path, __u64 id)
+{
+	struct tsq_report *r = c->r;
+	struct tsq_cgrp_report *e;
+
+	if (r->nr == r->alloc) {
+		size_t n = r->alloc ? 2 * r->alloc : 64;
+		void *v = realloc(r->v, n * sizeof(*r->v));
+
+		if (!v)
+			return NULL;
+		r->v = v;
+		r->alloc = n;
+	}
+	e = &r->v[r->nr];
+	memset(e, 0, sizeof(*e));
+	e->path = strdup(path);
+	if (!e->path)
+		return NULL;
+	e->id = id;
+	r->nr++;
+	return e;
+}
+
+/* c->percpu holds the entry's per-CPU statistics if has_stats. */
+static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_stats)
+{
+	struct tsq_cgrp_state st;
+
+	if (has_stats) {
+		for (int i = 0; i < c->ncpu; i++) {
+			e->sum.limit_calls += c->percpu[i].limit_calls;
+			e->sum.tso_calls += c->percpu[i].tso_calls;
+			e->sum.throttles += c->percpu[i].throttles;
+			e->sum.limit_bytes += c->percpu[i].limit_bytes;
+			e->sum.limit_samples += c->percpu[i].limit_samples;
+		}
+	}
+	if (e->sum.limit_samples)
+		e->limit_mean = e->sum.limit_bytes / e->sum.limit_samples;
+	/* Activity of the current or the last window, if either is recent. */
+	if (bpf_map_lookup_elem(c->state, &e->id, &st))
+		return;
+	for (int s = 0; s < 2; s++) {
+		if ((st.win[s] == c->now_win || st.win[s] + 1 == c->now_win) &&
+		    st.active[s] > e->active) {
+			e->active = st.active[s];
+			e->queued = st.queued[s];
+		}
+	}
+}
+
+static void visit(int fd, const char *path, int depth, void *arg)
+{
+	struct walk_ctx *c = arg;
+	struct tsq_cgrp_socks socks = {};
+	struct tsq_cgrp_report *e;
+	struct tsq_policy p = {};
+	size_t owner = depth ? c->owner[depth - 1] : 0;
+	__u64 id = tsq_cgroup_id(fd);
+	bool has_stats;
+
+	c->r->cgroups++;
+	if (!id || c->err)
+		return;
+	if (bpf_map_lookup_elem(c->policy, &fd, &p))
+		p.flags = 0;
+	p.flags &= TSQ_POLICY_ALL;
+	has_stats = !bpf_map_lookup_elem(c->stats, &id, c->percpu);
+	if (p.flags || has_stats) {
+		e = add(c, path, id);
+		if (!e) {
+			c->err = -ENOMEM;
+			return;
+		}
+		e->policy = p;
+		sum_stats(c, e, has_stats);
+		if (p.flags)
+			owner = c->r->nr;
+	}
+	c->owner[depth] = owner;
+	if (owner && !bpf_map_lookup_elem(c->socks, &id, &socks) && socks.established > 0)
+		c->r->v[owner - 1].sockets += socks.established;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int tsq_report_collect(const char *mount, struct tsq_report *r)
+{
+	struct walk_ctx c = { .r = r, .policy = -1, .stats = -1, .state = -1, .socks = -1 };
+	struct timespec ts;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	c.ncpu = libbpf_num_possible_cpus();
+	if (c.ncpu <= 0)
+		return c.ncpu ? c.ncpu : -EINVAL;
+	c.percpu = calloc(c.ncpu, sizeof(*c.percpu));
+	if (!c.percpu)
+		return -ENOMEM;
+	c.policy = tsq_pinned(TSQ_PIN_POLICY);
+	c.stats = tsq_pinned(TSQ_PIN_STATS);
+	c.state = tsq_pinned(TSQ_PIN_STATE);
+	c.socks = tsq_pinned(TSQ_PIN_SOCKS);
+	err = c.policy < 0 ? c.policy : c.stats < 0 ? c.stats :
+	      c.state < 0 ? c.state : c.socks < 0 ? c.socks : 0;
+	if (!err) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		c.now_win = ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >>
+			    TSQ_WINDOW_SHIFT;
+		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
+	}
+	close_fd(c.policy);
+	close_fd(c.stats);
+	close_fd(c.state);
+	close_fd(c.socks);
+	free(c.percpu);
+	if (err)
+		tsq_report_free(r);
+	return err;
+}
+
+void tsq_report_free(struct tsq_report *r)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		free(r->v[i].path);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+void tsq_report_json(FILE *f, const struct tsq_report *r)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct tsq_cgrp_report *e = &r->v[i];
+
+		fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+		tsq_json_str(f, e->path);
+		fprintf(f, ",\"id\":%llu,\"policy\":%s,\"limit_calls\":%llu,"
+			"\"tso_calls\":%llu,\"throttles\":%llu,\"limit_mean\":%llu,"
+			"\"sockets\":%lld,\"active_sockets\":%u,\"queued_bytes\":%llu}",
+			(unsigned long long)e->id, e->policy.flags ? "true" : "false",
+			(unsigned long long)e->sum.limit_calls,
+			(unsigned long long)e->sum.tso_calls,
+			(unsigned long long)e->sum.throttles,
+			(unsigned long long)e->limit_mean, (long long)e->sockets,
+			e->active, (unsigned long long)e->queued);
+	}
+	fputs("]\n", f);
+}
+
+void tsq_report_text(FILE *f, const struct tsq_report *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct tsq_cgrp_report *e = &r->v[i];
+		char m[TSQ_SIZE_BUFSZ], q[TSQ_SIZE_BUFSZ];
+
+		tsq_format_size(m, sizeof(m), e->limit_mean);
+		tsq_format_size(q, sizeof(q), e->queued);
+		fprintf(f, "%s%s\n  sockets %lld active %u queued %s limit-mean %s\n"
+			"  calls %llu tso-calls %llu throttles %llu\n",
+			e->path, e->policy.flags ? "" : " (no policy)",
+			(long long)e->sockets, e->active, q, m,
+			(unsigned long long)e->sum.limit_calls,
+			(unsigned long long)e->sum.tso_calls,
+			(unsigned long long)e->sum.throttles);
+	}
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Per-cgroup statistics from the pinned maps: tsqctl stats and tsqd. */
+#ifndef __TSQ_REPORT_H
+#define __TSQ_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "tsq.h"
+
+struct tsq_cgrp_report {
+	char *path;		/* below the cgroup2 mount */
+	__u64 id;
+	struct tsq_policy policy;	/* flags 0: statistics left from one */
+	struct tsq_stats sum;	/* over CPUs */
+	__u64 limit_mean;	/* bytes */
+	__u32 active;		/* sockets that sent in the last window ... */
+	__u64 queued;		/* ... and their sk_wmem_alloc then */
+	__s64 sockets;		/* established, in the cgroups the policy covers */
+};
+
+struct tsq_report {
+	struct tsq_cgrp_report *v;
+	size_t nr, alloc;
+	size_t cgroups;		/* cgroups walked */
+};
+
+/*
+ * Every cgroup below mount that has a policy or statistics, in walk
+ * order. -ENOENT: tsq is not attached; else 0 or -errno.
+ */
+int tsq_report_collect(const char *mount, struct tsq_report *r);
+void tsq_report_free(struct tsq_report *r);
+
+/* One JSON array; one block a cgroup for people. */
+void tsq_report_json(FILE *f, const struct tsq_report *r);
+void tsq_report_text(FILE *f, const struct tsq_report *r);
+
+#endif /* __TSQ_REPORT_H */
