@@ -42,7 +42,8 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog
-PROGS := $(OUTPUT)/tsqctl
+PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
+TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
 
@@ -99,6 +100,13 @@ $(OUTPUT)/tsqctl: user/tsqctl/tsqctl.c user/tsq_bpf.c user/tsq_bpf.h \
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
 		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+
+TSQD_SRCS := $(wildcard user/tsqd/*.c) user/tsq_bpf.c user/tsq_report.c
+$(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_report.h \
+		$(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
+		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
 $(OUTPUT)/qdisc_backlog: tests/vm/qdisc_backlog.c | $(OUTPUT)
 	$(call msg,CC,$@)

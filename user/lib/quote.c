@@ -59,3 +59,17 @@ void tsq_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void tsq_prom_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}

@@ -21,4 +21,10 @@ const char *tsq_quote(char *buf, size_t len, const char *s);
  */
 void tsq_json_str(FILE *f, const char *s);
 
+/*
+ * s as a Prometheus label value, quotes included: the text format
+ * escapes '\\', '"' and newline, and takes every other byte as it is.
+ */
+void tsq_prom_label(FILE *f, const char *s);
+
 #endif /* __TSQ_QUOTE_H */

@@ -48,6 +48,29 @@ static void test_json(void)
 	}
 }
 
+static const struct { const char *in, *out; } prom_cases[] = {
+	{ "/bulk", "\"/bulk\"" },
+	{ "/q\"x", "\"/q\\\"x\"" },
+	{ "a\\b", "\"a\\\\b\"" },
+	{ "a\nb", "\"a\\nb\"" },
+	{ "t\tb", "\"t\tb\"" },
+};
+
+static void test_prom(void)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(prom_cases); i++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		tsq_prom_label(f, prom_cases[i].in);
+		fclose(f);
+		check(!strcmp(buf, prom_cases[i].out),
+		      tname("prometheus label \"%s\"", esc(prom_cases[i].in)),
+		      "got %s, want %s", esc(buf), esc(prom_cases[i].out));
+	}
+}
+
 int main(void)
 {
 	const struct quote_case *c;
@@ -62,5 +85,6 @@ int main(void)
 	}
 	ASSERT(!strcmp(tsq_quote(buf, 0, "a"), ""), "quote into 0 bytes");
 	test_json();
+	test_prom();
 	return test_done();
 }

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tsqd at work: policy files applied to cgroups that exist and to those
+# that appear later, reload on change and on SIGHUP, a bad file refused
+# whole, statistics over HTTP, a SIGKILLed daemon's policy staying in
+# force and adopted by the next one, SIGTERM leaving the link attached,
+# and `tsqctl reset` ending the daemon.
+. "$(dirname "$0")/lib.sh"
+
+TSQD=$OUT/tsqd
+tbf_on 100mbit
+iperf_server
+cgr=/sys/fs/cgroup
+mkdir -p $cgr/bulk $TMP/conf.d
+conf=$TMP/tsq.conf
+printf '# test policies\n/bulk limit 8k tso 8k\n' >"$conf"
+echo '/later limit 4k' >"$TMP/conf.d/later.conf"
+
+# ms since boot, for "within N ms" checks.
+now_ms() { read -r up _ </proc/uptime; echo $(( ${up/./} * 10 )); }
+# until_ok MS CMD...: run CMD every 50 ms until it succeeds; prints the ms taken.
+until_ok() {
+	local t0 limit=$1
+	shift
+	t0=$(now_ms)
+	while ! "$@" >/dev/null 2>&1; do
+		[ $(( $(now_ms) - t0 )) -gt "$limit" ] && { echo 999999; return 1; }
+		sleep 0.05
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+shown() { "$TSQCTL" -j show | jq -e --arg c "$1" "[.[] | select(.cgroup == \$c)$2] | length == 1" >/dev/null; }
+not_shown() { ! shown "$1"; }
+metrics() { curl -sf "http://127.0.0.1:9731$1"; }
+start_tsqd() {
+	"$TSQD" -c "$conf" -d "$TMP/conf.d" -i 2 2>>"$TMP/tsqd.log" &
+	tsqd_pid=$!
+}
+
+start_tsqd
+t=$(until_ok 20000 metrics /metrics)
+log "tsqd answered on /metrics after $t ms"
+check "tsqd up, the hook attached" 't < 20000' t="$t"
+check "/bulk has its policy from tsq.conf" 'n == 1' \
+	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/bulk" and .limit == 8192)] | length')"
+CG=$cgr/bulk measure bulk 5
+check "a flow in /bulk: peak backlog <= 20 KB" 'p <= 20480' p="$(peak bulk)"
+
+# A cgroup that appears later gets its policy within a second.
+mkdir $cgr/later
+t=$(until_ok 3000 shown /later)
+check "new cgroup /later: policy applied within 1 s" 't <= 1000' t="$t"
+rmdir $cgr/later
+t=$(until_ok 3000 not_shown /later)
+check "rmdir /later: gone from show" 't <= 1000' t="$t"
+check "the log says /later went away" 'n >= 1' n="$(grep -c '/later: cgroup /later went away' "$TMP/tsqd.log")"
+
+# A bad edit is refused whole, with FILE:LINE, and changes nothing.
+before=$("$TSQCTL" -j show)
+printf '/bulk limit 64k\n/other limit -1\n' >"$conf"
+until_ok 3000 grep -q "tsq.conf:2: " "$TMP/tsqd.log" >/dev/null
+check "bad file: FILE:LINE in the log" 'n >= 1' \
+	n="$(grep -c "$conf:2: .*keeping the policy in force" "$TMP/tsqd.log")"
+check "bad file: policy unchanged" 'a == b' a="$before" b="$("$TSQCTL" -j show)"
+check "bad file: tsqd still running" 'r == 0' r="$(kill -0 $tsqd_pid; echo $?)"
+
+# A good edit applies by itself (inotify); SIGHUP reloads too.
+printf '/bulk limit 16k tso 8k\n' >"$conf"
+t=$(until_ok 3000 shown /bulk ' and .limit == 16384')
+check "rewritten file applied within 1 s" 't <= 1000' t="$t"
+n0=$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")
+kill -HUP $tsqd_pid
+until_ok 3000 test "$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")" -gt "$n0" >/dev/null
+check "SIGHUP reloads" 'n > n0' n0="$n0" n="$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")"
+rm "$TMP/conf.d/later.conf"
+printf '/bulk limit 8k tso 8k\n' >"$conf"
+until_ok 3000 shown /bulk ' and .limit == 8192' >/dev/null
+
+# Statistics: Prometheus text and JSON on loopback.
+CG=$cgr/bulk measure bulk2 3
+m=$(metrics /metrics)
+check "/metrics: throttles for /bulk" 't > 0' \
+	t="$(sed -n 's|^tsq_throttles_total{cgroup="/bulk"} ||p' <<<"$m")"
+check "/metrics: HELP and TYPE for each family" 'h == t && h >= 10' \
+	h="$(grep -c '^# HELP' <<<"$m")" t="$(grep -c '^# TYPE' <<<"$m")"
+check "/metrics: the policy's limit" 'l == 8192' \
+	l="$(sed -n 's|^tsq_policy_limit_bytes{cgroup="/bulk"} ||p' <<<"$m")"
+check "/stats.json: /bulk with throttles" 't > 0' \
+	t="$(metrics /stats.json | jq '.[] | select(.cgroup == "/bulk") | .throttles')"
+check "unknown path: 404" 'c == 404' \
+	c="$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9731/nope)"
+check "a summary line every 2 s" 'n >= 1' n="$(grep -c 'policies (0 pending), [0-9]* throttles' "$TMP/tsqd.log")"
+
+# SIGKILL under load: the policy stays, the next tsqd adopts the link.
+link1=$(sed -n 's/.*attached, link id \([0-9]*\).*/\1/p' "$TMP/tsqd.log" | head -1)
+CG=$cgr/bulk flow kill 10 1 &
+fpid=$!
+sample kill $fpid &
+spid=$!
+sleep 3
+kill -KILL $tsqd_pid
+wait $tsqd_pid 2>/dev/null
+sleep 2
+: >"$TMP/adopt.log"
+t0=$(now_ms)
+"$TSQD" -c "$conf" -d "$TMP/conf.d" -i 0 2>>"$TMP/adopt.log" &
+tsqd_pid=$!
+t=$(until_ok 5000 grep -q 'adopted pinned state' "$TMP/adopt.log")
+wait $fpid $spid
+link2=$(sed -n 's/.*adopted pinned state in .*, link id \([0-9]*\).*/\1/p' "$TMP/adopt.log")
+log "link $link1 adopted as $link2 after $t ms; kill: peak $(peak kill 3500 10000) B after the kill"
+check "new tsqd adopts the pinned link within 2 s" 't <= 2000 && a == b && a > 0' \
+	t="$t" a="${link1:-0}" b="${link2:-0}"
+check "after SIGKILL the policy holds: peak <= 20 KB" 'p <= 20480 && p > 0' \
+	p="$(peak kill 3500 10000)"
+check "the flow kept going through the kill: every second moved data" 'm > 1' \
+	m="$(jq '[.intervals[].sum.bits_per_second] | min / 1e6' "$TMP/kill.json")"
+
+# SIGTERM: tsqd exits 0 and leaves the policy in force.
+kill -TERM $tsqd_pid
+wait $tsqd_pid
+check "SIGTERM: exit 0" 'rc == 0' rc=$?
+check "SIGTERM: link still pinned" 'e == 0' e="$([ -e /sys/fs/bpf/tsq/link ]; echo $?)"
+
+# tsqctl reset ends a running tsqd (EPOLLHUP on the link).
+start_tsqd
+until_ok 10000 metrics /metrics >/dev/null
+"$TSQCTL" reset
+t=$(until_ok 3000 sh -c "! kill -0 $tsqd_pid")
+wait $tsqd_pid
+rc=$?
+check "tsqctl reset: tsqd exits 0 within 2 s" 't <= 2000 && rc == 0' t="$t" rc="$rc"
+log "tsqd log: $(tr '\n' '|' <"$TMP/tsqd.log" | head -c 1500)"
+rmdir $cgr/bulk
+check_dmesg tsqd
+finish

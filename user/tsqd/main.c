@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsqd: keep the per-cgroup TSQ policy of /etc/tsq in force.
+ *
+ * Attaches tsq_cgroup (or adopts what an earlier tsqd pinned), applies the
+ * policy files to the cgroups that exist and to those that appear later,
+ * reloads on SIGHUP and on file changes, serves statistics on loopback and
+ * logs a summary line now and then. Stopping tsqd leaves the policy in
+ * force, as a sysctl would stay: `tsqctl reset` is the way back to stock.
+ * See tsqd(8).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tsq_bpf.h"
+#include "tsq_report.h"
+#include "cgroup.h"
+#include "conffile.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+#include "notify.h"
+#include "policies.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC		0xcafe4a11
+#endif
+#define CONF_SETTLE_MS		200	/* editors write files in steps */
+#define CGROUP_SETTLE_MS	20	/* systemd makes a unit's tree at once */
+
+static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
+static const char *listen_spec = TSQD_LISTEN_DEFAULT;
+static unsigned int log_interval = 60;
+static char mount_point[PATH_MAX];
+
+enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
+
+struct daemon {
+	int ep, sig, conf_in, cg_in, soon, tick, http, link, policy;
+	bool reload, sync;
+	struct policies ps;
+	unsigned long long last_throttles;
+	time_t last_log;
+};
+
+static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tsqd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static bool has_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	/* CAP_PERFMON is 38, CAP_BPF 39: bits 6 and 7 of the second word. */
+	return (d[1].effective & 0xc0) == 0xc0;
+}
+
+/* Everything that can be checked before touching the kernel's state. */
+static void preflight(void)
+{
+	struct statfs sfs;
+	int err;
+
+	if (!has_caps())
+		die("needs CAP_BPF and CAP_PERFMON (run as root, or see tsqd.service)");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		die("no kernel BTF at /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF=y needed)");
+	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC)
+		die("no bpffs at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)");
+	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
+	if (err)
+		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
+}
+
+static __u32 link_id(int fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/* Adopt the pinned link if there is one, else attach. Returns its fd. */
+static int attach_or_adopt(void)
+{
+	int fd = tsq_pinned(TSQ_PIN_LINK), err;
+
+	if (fd >= 0) {
+		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, link_id(fd));
+		return fd;
+	}
+	/* Only now: parsing the kernel's BTF is the slow part of a start. */
+	if (!tsq_hook_present())
+		die("this kernel has no tcp_tsq_ops hook (the tsq kernel series is not applied; see kernel/README.md)");
+	err = tsq_attach();
+	if (err)
+		die("attach: %s", strerror(-err));
+	fd = tsq_pinned(TSQ_PIN_LINK);
+	if (fd < 0)
+		die("attach: link not pinned: %s", strerror(-fd));
+	log_info("attached, link id %u, pinned in %s", link_id(fd), TSQ_PIN_DIR);
+	return fd;
+}
+
+static void add_fd(struct daemon *d, int fd, int tag, __u32 events)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	if (fd >= 0 && epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev))
+		die("epoll: %s", strerror(errno));
+}
+
+static void arm(int tfd, unsigned int ms, unsigned int every_ms)
+{
+	struct itimerspec its = {
+		.it_value = { ms / 1000, (ms % 1000) * 1000000L },
+		.it_interval = { every_ms / 1000, (every_ms % 1000) * 1000000L },
+	};
+
+	timerfd_settime(tfd, 0, &its, NULL);
+}
+
+static void watch_conf(struct daemon *d)
+{
+	const __u32 ev = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
+			 IN_DELETE | IN_ONLYDIR;
+	char *copy = strdup(conf_file);
+
+	if (copy) {
+		inotify_add_watch(d->conf_in, dirname(copy), ev);
+		free(copy);
+	}
+	inotify_add_watch(d->conf_in, conf_dir, ev);
+}
+
+static void sync_cgroups(struct daemon *d)
+{
+	int n = policies_sync(&d->ps);
+
+	if (n > 0 && tsq_bump_gen())
+		log_info("could not bump the policy generation: sockets keep their cached policy");
+}
+
+static int reload(struct daemon *d, bool starting)
+{
+	char err[1024];
+	int ret;
+
+	if (!starting)
+		notify_reloading();
+	ret = policies_load(&d->ps, conf_file, conf_dir, err, sizeof(err));
+	if (ret < 0) {
+		log_info("%s; %s", err[0] ? err : strerror(-ret),
+			 starting ? "not starting" : "keeping the policy in force");
+		if (!starting)
+			notify("READY=1\nSTATUS=policy files refused, see the log");
+		return ret;
+	}
+	if (ret > 0 && tsq_bump_gen())
+		log_info("could not bump the policy generation");
+	sync_cgroups(d);
+	watch_conf(d);
+	log_info("%s %zu policies (%zu pending)", starting ? "loaded" : "reloaded",
+		 d->ps.nr, d->ps.pending);
+	if (!starting) {
+		char st[128];
+
+		snprintf(st, sizeof(st), "READY=1\nSTATUS=%zu policies, %zu pending",
+			 d->ps.nr, d->ps.pending);
+		notify(st);
+	}
+	return 0;
+}
+
+static const char *serve(const char *path, FILE *body, void *ctx)
+{
+	struct daemon *d = ctx;
+	struct tsq_report r;
+	const char *type;
+
+	if (!strcmp(path, "/metrics"))
+		type = "text/plain; version=0.0.4";
+	else if (!strcmp(path, "/stats.json"))
+		type = "application/json";
+	else
+		return NULL;
+	if (tsq_report_collect(mount_point, &r)) {
+		fputs(type[0] == 'a' ? "[]\n" : "# tsq is not attached\n", body);
+		return type;
+	}
+	if (type[0] == 'a')
+		tsq_report_json(body, &r);
+	else
+		metrics_write(body, &r, d->ps.nr, d->ps.pending);
+	tsq_report_free(&r);
+	return type;
+}
+
+static void log_summary(struct daemon *d)
+{
+	unsigned long long thr = 0;
+	long long socks = 0;
+	struct tsq_report r;
+
+	if (tsq_report_collect(mount_point, &r))
+		return;
+	for (size_t i = 0; i < r.nr; i++) {
+		thr += r.v[i].sum.throttles;
+		socks += r.v[i].sockets;
+	}
+	log_info("%zu policies (%zu pending), %llu throttles (+%llu), %lld sockets under a policy",
+		 d->ps.nr, d->ps.pending, thr, thr - d->last_throttles, socks);
+	d->last_throttles = thr;
+	tsq_report_free(&r);
+}
+
+static void drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Returns the exit code once a signal or a detach ends the loop. */
+static int run(struct daemon *d)
+{
+	struct epoll_event evs[8];
+
+	for (;;) {
+		int n = epoll_wait(d->ep, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("epoll_wait: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			struct signalfd_siginfo si;
+
+			switch (evs[i].data.u32) {
+			case EV_SIGNAL:
+				if (read(d->sig, &si, sizeof(si)) != sizeof(si))
+					break;
+				if (si.ssi_signo == SIGHUP) {
+					d->reload = true;
+					arm(d->soon, 1, 0);
+					break;
+				}
+				log_info("signal %u: exiting, the policy stays in force", si.ssi_signo);
+				notify("STOPPING=1");
+				return 0;
+			case EV_CONF:
+				drain(d->conf_in);
+				d->reload = true;
+				arm(d->soon, CONF_SETTLE_MS, 0);
+				break;
+			case EV_CGROUP:
+				drain(d->cg_in);
+				d->sync = true;
+				if (!d->reload)
+					arm(d->soon, CGROUP_SETTLE_MS, 0);
+				break;
+			case EV_SOON:
+				drain(d->soon);
+				if (d->reload)
+					reload(d, false);
+				else if (d->sync)
+					sync_cgroups(d);
+				d->reload = d->sync = false;
+				break;
+			case EV_TICK:
+				drain(d->tick);
+				if (policies_pending_units(&d->ps))
+					sync_cgroups(d);
+				if (log_interval && time(NULL) - d->last_log >= log_interval) {
+					d->last_log = time(NULL);
+					log_summary(d);
+				}
+				break;
+			case EV_HTTP:
+				http_serve_one(d->http, serve, d);
+				break;
+			case EV_LINK:
+				log_info("the link was detached (tsqctl reset?): exiting");
+				notify("STOPPING=1");
+				return 0;
+			}
+		}
+	}
+}
+
+static void usage(FILE *f, int rc)
+{
+	fprintf(f,
+		"Usage: tsqd [OPTIONS]\n"
+		"Keep the TCP Small Queues policy of the policy files in force.\n"
+		"  -c, --config FILE        main policy file (%s)\n"
+		"  -d, --config-dir DIR     *.conf read after it (%s)\n"
+		"  -l, --listen ADDR:PORT   statistics endpoint (%s), or none\n"
+		"  -i, --log-interval SECS  summary line every SECS (60), 0: never\n"
+		"  -h, --help, -V, --version\n"
+		"See tsqd(8) and tsq.conf(5).\n",
+		TSQ_CONF_FILE, TSQ_CONF_DIR, TSQD_LISTEN_DEFAULT);
+	exit(rc);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "config-dir", required_argument, NULL, 'd' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "log-interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	unsigned long v;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:d:l:i:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			conf_file = optarg;
+			break;
+		case 'd':
+			conf_dir = optarg;
+			break;
+		case 'l':
+			listen_spec = optarg;
+			break;
+		case 'i':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || v > 86400) {
+				fprintf(stderr, "tsqd: --log-interval %s: want 0 to 86400 seconds\n",
+					optarg);
+				exit(2);
+			}
+			log_interval = v;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'V':
+			printf("tsqd %s\n", TSQ_VERSION);
+			exit(0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tsqd: unexpected argument %s\n", argv[optind]);
+		exit(2);
+	}
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .http = -1 };
+	char err[256];
+	sigset_t mask;
+
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	parse_args(argc, argv);
+	libbpf_set_print(quiet);
+	if (strcmp(listen_spec, "none")) {
+		d.http = http_listen(listen_spec, err, sizeof(err));
+		if (d.http == -EINVAL) {
+			fprintf(stderr, "tsqd: %s\n", err);
+			return 2;
+		}
+		if (d.http < 0)
+			die("%s", err);
+	}
+	preflight();
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d.sig = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d.conf_in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	d.cg_in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	d.soon = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d.tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (d.sig < 0 || d.conf_in < 0 || d.cg_in < 0 || d.soon < 0 || d.tick < 0 || d.ep < 0)
+		die("setting up the event loop: %s", strerror(errno));
+
+	d.link = attach_or_adopt();
+	d.policy = tsq_pinned(TSQ_PIN_POLICY);
+	if (d.policy < 0)
+		die("policy map: %s", strerror(-d.policy));
+	policies_init(&d.ps, mount_point, d.policy, d.cg_in);
+	if (reload(&d, true))
+		return 1;
+
+	add_fd(&d, d.sig, EV_SIGNAL, EPOLLIN);
+	add_fd(&d, d.conf_in, EV_CONF, EPOLLIN);
+	add_fd(&d, d.cg_in, EV_CGROUP, EPOLLIN);
+	add_fd(&d, d.soon, EV_SOON, EPOLLIN);
+	add_fd(&d, d.tick, EV_TICK, EPOLLIN);
+	add_fd(&d, d.http, EV_HTTP, EPOLLIN);
+	/* A struct_ops link reports its detach as EPOLLHUP. */
+	add_fd(&d, d.link, EV_LINK, EPOLLHUP);
+	arm(d.tick, 1000, 1000);
+	d.last_log = time(NULL);
+
+	snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
+		 d.ps.nr, d.ps.pending);
+	notify(err);
+	if (d.http >= 0)
+		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);
+	return run(&d);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prometheus text format: a HELP and TYPE line per metric family, then one
+ * sample per cgroup, labelled with its path.
+ */
+#include <stddef.h>
+
+#include "metrics.h"
+#include "quote.h"
+
+enum { U64, S64, U32 };
+
+static const struct family {
+	const char *name, *type, *help;
+	size_t off;
+	int kind;
+} families[] = {
+#define F(n, t, h, field, k) { n, t, h, offsetof(struct tsq_cgrp_report, field), k }
+	F("tsq_limit_calls_total", "counter", "TSQ limit callbacks on the cgroup's sockets.",
+	  sum.limit_calls, U64),
+	F("tsq_tso_calls_total", "counter", "TSO sizing callbacks on the cgroup's sockets.",
+	  sum.tso_calls, U64),
+	F("tsq_throttles_total", "counter", "Times a socket was held back by its TSQ limit.",
+	  sum.throttles, U64),
+	F("tsq_limit_bytes_sum", "counter", "Sum of the limits returned; divide by _count.",
+	  sum.limit_bytes, U64),
+	F("tsq_limit_bytes_count", "counter", "Limits returned.",
+	  sum.limit_samples, U64),
+	F("tsq_sockets", "gauge", "Established TCP sockets the policy covers.",
+	  sockets, S64),
+	F("tsq_active_sockets", "gauge", "Sockets that sent in the last 17 ms window.",
+	  active, U32),
+	F("tsq_queued_bytes", "gauge", "sk_wmem_alloc of the active sockets (estimate).",
+	  queued, U64),
+#undef F
+};
+
+static unsigned long long value(const struct tsq_cgrp_report *e, const struct family *fm)
+{
+	const char *p = (const char *)e + fm->off;
+
+	switch (fm->kind) {
+	case S64:
+		return *(const long long *)p < 0 ? 0 : *(const long long *)p;
+	case U32:
+		return *(const unsigned int *)p;
+	default:
+		return *(const unsigned long long *)p;
+	}
+}
+
+static void policy_family(FILE *f, const struct tsq_report *r, const char *name,
+			  const char *help, unsigned int flag)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct tsq_cgrp_report *e = &r->v[i];
+		unsigned int v = flag == TSQ_POLICY_LIMIT ? e->policy.limit :
+				 flag == TSQ_POLICY_LIMIT_US ? e->policy.limit_us :
+				 flag == TSQ_POLICY_TSO ? e->policy.tso : e->policy.budget;
+
+		if (!(e->policy.flags & flag))
+			continue;
+		fprintf(f, "%s{cgroup=", name);
+		tsq_prom_label(f, e->path);
+		fprintf(f, "} %u\n", v);
+	}
+}
+
+void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
+		   size_t pending)
+{
+	fprintf(f, "# HELP tsq_policies Entries of the policy files.\n"
+		"# TYPE tsq_policies gauge\n"
+		"tsq_policies{state=\"applied\"} %zu\ntsq_policies{state=\"pending\"} %zu\n",
+		policies - pending, pending);
+	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+		const struct family *fm = &families[k];
+
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fm->name, fm->help,
+			fm->name, fm->type);
+		for (size_t i = 0; i < r->nr; i++) {
+			fprintf(f, "%s{cgroup=", fm->name);
+			tsq_prom_label(f, r->v[i].path);
+			fprintf(f, "} %llu\n", value(&r->v[i], fm));
+		}
+	}
+	policy_family(f, r, "tsq_policy_limit_bytes", "Policy: TSQ limit per socket.",
+		      TSQ_POLICY_LIMIT);
+	policy_family(f, r, "tsq_policy_limit_us", "Policy: pacing rate x this many us.",
+		      TSQ_POLICY_LIMIT_US);
+	policy_family(f, r, "tsq_policy_tso_bytes", "Policy: TSO packet cap.",
+		      TSQ_POLICY_TSO);
+	policy_family(f, r, "tsq_policy_budget_bytes", "Policy: bytes in queues, whole cgroup.",
+		      TSQ_POLICY_BUDGET);
+}

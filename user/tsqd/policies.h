@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The policy files, as applied to the cgroups that exist. */
+#ifndef __TSQD_POLICIES_H
+#define __TSQD_POLICIES_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "tsq.h"
+#include "target.h"
+
+struct entry {
+	char *target;		/* canonical: "/a/b" or "x.service" */
+	enum tsq_target_type type;
+	struct tsq_policy pol;
+	char *where;		/* "FILE:LINE", for messages */
+	char path[PATH_MAX];	/* its cgroup, while applied */
+	__u64 cgid;		/* 0: pending, no cgroup (yet) */
+};
+
+struct policies {
+	struct entry *v;
+	size_t nr;
+	const char *mount;	/* cgroup2 mount, borrowed */
+	int map;		/* pinned policy map */
+	int inotify;		/* cgroup directory watches */
+	size_t pending;
+};
+
+void policies_init(struct policies *ps, const char *mount, int map, int inotify);
+void policies_free(struct policies *ps);
+
+/*
+ * Read the policy files (all or nothing) and make them the set in force:
+ * targets that left the set lose the policy tsqd gave them, the others
+ * get theirs by policies_sync(). On error ps is unchanged and err holds
+ * "FILE:LINE: reason".
+ */
+int policies_load(struct policies *ps, const char *file, const char *dir,
+		  char *err, size_t errlen);
+
+/*
+ * Give each target whose cgroup appeared, or was made anew (a restarted
+ * unit), its policy; note those whose cgroup went. Watches the
+ * directories where pending cgroups will appear. Returns how many map
+ * entries changed (the caller bumps the generation once), or -errno.
+ */
+int policies_sync(struct policies *ps);
+
+/* Units can appear anywhere: pending ones need a periodic look. */
+bool policies_pending_units(const struct policies *ps);
+
+#endif
