@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tsq-test: systemd
+# With systemd 252 as PID 1 (run-vm -s): make install, tsqd.service as
+# shipped (Type=notify, sandboxed), and a service whose policy comes from
+# a tsq.conf.d file named after it. The policy holds in the queue and in
+# the statistics, across a restart of the service and of tsqd.
+. "$(dirname "$0")/lib.sh"
+
+unit=tsq-bulk.service
+cgpath=/system.slice/$unit
+tbf_on 100mbit
+iperf_server
+make -s -C "$TOP" install PREFIX=/usr/local || fail "make install"
+mkdir -p /etc/tsq/tsq.conf.d
+echo "$unit limit 8k tso 8k" >/etc/tsq/tsq.conf.d/$unit.conf
+cat >/etc/systemd/system/$unit <<UNIT
+[Unit]
+Description=tsq test: one bulk TCP flow to the peer
+[Service]
+Type=exec
+ExecStart=/usr/bin/iperf3 -c $TSQ_PEER_IP -t 6 -C cubic -J --logfile /run/tsq-bulk.json
+UNIT
+systemctl daemon-reload
+
+t0=$(date +%s%N)
+systemctl start tsqd.service
+rc=$?
+log "systemctl start tsqd: exit $rc after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+check "tsqd.service started (Type=notify: hook attached)" 'rc == 0 && a == "active"' \
+	rc=$rc a="$(systemctl is-active tsqd.service)"
+check "the link is pinned when start returns" 'e == 0' e="$([ -e /sys/fs/bpf/tsq/link ]; echo $?)"
+log "tsqd.service: $(systemctl show -p MainPID,NRestarts,CapabilityBoundingSet --value tsqd.service | tr '\n' ' ')"
+
+# run_bulk NAME: start the unit, sample the backlog until it ends; the
+# statistics mid-run (a stopped unit's cgroup goes, its entries with it).
+run_bulk() {
+	local pid poller
+	rm -f /run/tsq-bulk.json
+	: >"$TMP/$1.stats"
+	systemctl start $unit
+	pid=$(systemctl show -p MainPID --value $unit)
+	(
+		while :; do
+			st=$("$TSQCTL" -j stats)
+			grep -q "$cgpath" <<<"$st" && echo "$st" >"$TMP/$1.stats"
+			sleep 0.5
+		done
+	) &
+	poller=$!
+	[ "${pid:-0}" != 0 ] && sample "$1" "$pid"
+	kill $poller
+	wait $poller 2>/dev/null
+	while systemctl -q is-active $unit; do sleep 0.2; done
+	cp /run/tsq-bulk.json "$TMP/$1.json" 2>/dev/null
+	log "$1: peak $(peak "$1" 1000) B, $(goodput "$1") Mbit/s," \
+		"$(wc -l <"$TMP/$1.bl") samples, iperf3: $(jq -r '.error // "ok"' "$TMP/$1.json")"
+}
+
+run_bulk first
+check "service's cgroup has the policy while it runs" 'p <= 20480 && p > 0' p="$(peak first 1000)"
+st=$(cat "$TMP/first.stats")
+check "stats: throttles for $cgpath" 't > 0' \
+	t="$(jq --arg c "$cgpath" '[.[] | select(.cgroup == $c) | .throttles] | add // 0' <<<"$st")"
+
+systemctl restart $unit 2>/dev/null
+systemctl stop $unit
+run_bulk again
+check "after systemctl restart of the service: policy holds" 'p <= 20480 && p > 0' \
+	p="$(peak again 1000)"
+
+systemctl restart tsqd.service
+check "systemctl restart tsqd: active again" 'a == "active"' a="$(systemctl is-active tsqd.service)"
+check "the restarted tsqd adopted the pinned link" 'n >= 1' \
+	n="$(journalctl -b -u tsqd.service --no-pager | grep -c 'adopted pinned state')"
+run_bulk adopted
+check "after restarting tsqd: policy holds" 'p <= 20480 && p > 0' p="$(peak adopted 1000)"
+
+echo "$unit limit 256k" >/etc/tsq/tsq.conf.d/$unit.conf
+systemctl reload tsqd.service
+run_bulk reloaded
+check "systemctl reload with limit 256k: stock-sized queue" 'p >= 60000' \
+	p="$(peak reloaded 1000)"
+
+check "unit stopped: its cgroup's policy is gone with it" 'n == 0' \
+	n="$("$TSQCTL" -j show | jq --arg c "$cgpath" '[.[] | select(.cgroup == $c)] | length')"
+score=$(systemd-analyze security tsqd.service 2>/dev/null |
+	sed -n 's/.*Overall exposure level for tsqd.service: \([0-9.]*\).*/\1/p')
+log "systemd-analyze security tsqd.service (running): ${score:-?}"
+check "exposure of the running unit <= 2.0" 's > 0 && s <= 2.0' s="${score:-0}"
+log "journal: $(journalctl -b -u tsqd.service --no-pager -o cat | tr '\n' '|' | head -c 1200)"
+systemctl stop tsqd.service
+"$TSQCTL" reset
+check_dmesg systemd
+finish
