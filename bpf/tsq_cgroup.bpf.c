@@ -108,15 +108,23 @@ static __u64 sk_cgid(const struct sock *sk)
 	return sk->sk_cgrp_data.cgroup->kn->id;
 }
 
+/* The entry of cgid in a hash map, made from zero if there is none. */
+static __always_inline void *lookup_or_zero(void *map, __u64 cgid,
+					    const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, &cgid);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, &cgid, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &cgid);
+}
+
 static struct tsq_cgrp_state *cgrp_state(__u64 cgid)
 {
-	struct tsq_cgrp_state *st, zero = {};
+	struct tsq_cgrp_state zero = {};
 
-	st = bpf_map_lookup_elem(&tsq_cgrp_state, &cgid);
-	if (st)
-		return st;
-	bpf_map_update_elem(&tsq_cgrp_state, &cgid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tsq_cgrp_state, &cgid);
+	return lookup_or_zero(&tsq_cgrp_state, cgid, &zero);
 }
 
 /* The socket no longer waits for its first transmit under s->cgid. */
@@ -191,13 +199,9 @@ static struct tsq_sk *sk_policy(struct sock *sk)
 
 static struct tsq_stats *stats(__u64 cgid)
 {
-	struct tsq_stats *st, zero = {};
+	struct tsq_stats zero = {};
 
-	st = bpf_map_lookup_elem(&tsq_stats, &cgid);
-	if (st)
-		return st;
-	bpf_map_update_elem(&tsq_stats, &cgid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tsq_stats, &cgid);
+	return lookup_or_zero(&tsq_stats, cgid, &zero);
 }
 
 /* Count the socket once per window; return the cgroup's active sockets,
@@ -339,11 +343,9 @@ static void socks_add(__u64 cgid, __s64 n)
 {
 	struct tsq_cgrp_socks *c, zero = {};
 
-	c = bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
-	if (!c && n > 0) {
-		bpf_map_update_elem(&tsq_cgrp_socks, &cgid, &zero, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
-	}
+	/* A close never makes an entry: its cgroup may be gone. */
+	c = n > 0 ? lookup_or_zero(&tsq_cgrp_socks, cgid, &zero) :
+		    bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
 	if (c)
 		__sync_fetch_and_add(&c->established, n);
 }

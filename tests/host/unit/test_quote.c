@@ -24,7 +24,11 @@ static const struct quote_case {
 	{ "abcdef", 1, "" },
 };
 
-static const struct { const char *in, *out; } json_cases[] = {
+struct str_case {
+	const char *in, *out;
+};
+
+static const struct str_case json_cases[] = {
 	{ "/bulk", "\"/bulk\"" },
 	{ "", "\"\"" },
 	{ "/q\"x", "\"/q\\\"x\"" },
@@ -33,22 +37,7 @@ static const struct { const char *in, *out; } json_cases[] = {
 	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
 };
 
-static void test_json(void)
-{
-	char buf[128];
-
-	for (size_t i = 0; i < ARRAY_SIZE(json_cases); i++) {
-		FILE *f = fmemopen(buf, sizeof(buf), "w");
-
-		tsq_json_str(f, json_cases[i].in);
-		fclose(f);
-		check(!strcmp(buf, json_cases[i].out),
-		      tname("json \"%s\"", esc(json_cases[i].in)),
-		      "got %s, want %s", esc(buf), esc(json_cases[i].out));
-	}
-}
-
-static const struct { const char *in, *out; } prom_cases[] = {
+static const struct str_case prom_cases[] = {
 	{ "/bulk", "\"/bulk\"" },
 	{ "/q\"x", "\"/q\\\"x\"" },
 	{ "a\\b", "\"a\\\\b\"" },
@@ -56,18 +45,19 @@ static const struct { const char *in, *out; } prom_cases[] = {
 	{ "t\tb", "\"t\tb\"" },
 };
 
-static void test_prom(void)
+/* A writer of quoted strings against its table. */
+static void test_writer(const char *what, void (*fn)(FILE *, const char *),
+			const struct str_case *cases, size_t n)
 {
 	char buf[128];
 
-	for (size_t i = 0; i < ARRAY_SIZE(prom_cases); i++) {
+	for (size_t i = 0; i < n; i++) {
 		FILE *f = fmemopen(buf, sizeof(buf), "w");
 
-		tsq_prom_label(f, prom_cases[i].in);
+		fn(f, cases[i].in);
 		fclose(f);
-		check(!strcmp(buf, prom_cases[i].out),
-		      tname("prometheus label \"%s\"", esc(prom_cases[i].in)),
-		      "got %s, want %s", esc(buf), esc(prom_cases[i].out));
+		check(!strcmp(buf, cases[i].out), tname("%s \"%s\"", what, esc(cases[i].in)),
+		      "got %s, want %s", esc(buf), esc(cases[i].out));
 	}
 }
 
@@ -84,7 +74,7 @@ int main(void)
 		      "got \"%s\", want \"%s\"", esc(buf), esc(c->out));
 	}
 	ASSERT(!strcmp(tsq_quote(buf, 0, "a"), ""), "quote into 0 bytes");
-	test_json();
-	test_prom();
+	test_writer("json", tsq_json_str, json_cases, ARRAY_SIZE(json_cases));
+	test_writer("prometheus label", tsq_prom_label, prom_cases, ARRAY_SIZE(prom_cases));
 	return test_done();
 }

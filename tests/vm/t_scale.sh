@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 10,000 cgroups with policies, applied by tsqd from one file: tsqctl show
+# and stats still answer within a second, and removing the cgroups leaves
+# nothing behind in the maps.
+. "$(dirname "$0")/lib.sh"
+
+n=10000
+cgr=/sys/fs/cgroup
+mkdir $cgr/many
+t0=$(date +%s%N)
+mkdir $(printf "$cgr/many/c%d " $(seq $n))
+log "mkdir of $n cgroups: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+for i in $(seq $n); do echo "/many/c$i limit 16k"; done >"$TMP/tsq.conf"
+"$OUT/tsqd" -c "$TMP/tsq.conf" -d "$TMP/none" -l none -i 0 2>"$TMP/tsqd.log" &
+tsqd=$!
+for _ in $(seq 600); do grep -q 'loaded' "$TMP/tsqd.log" && break; sleep 0.1; done
+log "tsqd: $(grep loaded "$TMP/tsqd.log")"
+
+# ms CMD...: wall time of CMD, its output in $TMP/out.
+ms() {
+	local t0=$(date +%s%N)
+	"$@" >"$TMP/out"
+	echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+t=$(ms "$TSQCTL" -j show)
+check "tsqctl show with $n policies: all listed" 'c == n' c="$(jq length "$TMP/out")" n=$n
+check "tsqctl show with $n policies: under 1 s" 't < 1000' t="$t"
+t=$(ms "$TSQCTL" -j stats)
+check "tsqctl stats with $n policies: all listed" 'c == n' c="$(jq length "$TMP/out")" n=$n
+check "tsqctl stats with $n policies: under 1 s" 't < 1000' t="$t"
+t=$(ms "$TSQCTL" show /many/c5000)
+check "tsqctl show of one of them" 'n == 1 && t < 1000' n="$(grep -c 'limit 16k' "$TMP/out")" t="$t"
+log "tsqd RSS $(awk '/VmRSS/ { print $2, $3 }' /proc/$tsqd/status) with $n policies"
+
+# Traffic in one of them creates entries; rmdir of all takes them along.
+iperf_server
+CG=$cgr/many/c1 flow one 2
+entries() { "$OUT/tools/bpftool" -j map dump pinned "/sys/fs/bpf/tsq/$1" | jq length; }
+check "a flow in /many/c1 made statistics" 'n >= 1' n="$(entries stats)"
+kill $tsqd
+wait $tsqd
+rmdir $cgr/many/c* $cgr/many
+for m in stats state; do
+	check "after rmdir of $n cgroups: $m map empty" 'n == 0' n="$(entries $m)"
+done
+check "after rmdir: show lists nothing" 'n == 0' n="$("$TSQCTL" -j show | jq length)"
+"$TSQCTL" reset
+check_dmesg scale
+finish
