@@ -75,7 +75,10 @@ struct tsq_stats {
  * active ones for TSQ_PENDING_NS after the last of them was established
  * (a socket that never sends, a pure receiver, stops counting then).
  */
-#define TSQ_WINDOW_SHIFT	24	/* 16.8 ms */
+#define TSQ_WINDOW_SHIFT	26	/* 67 ms: a socket held back by TSQ
+				 * under load can wait tens of ms for
+				 * its next transmit, and must still
+				 * count as active */
 #define TSQ_PENDING_NS		1000000000ULL
 struct tsq_cgrp_state {
 	__u64 win[2];

@@ -27,7 +27,7 @@ static const struct family {
 	  sum.limit_samples, U64),
 	F("tsq_sockets", "gauge", "Established TCP sockets the policy covers.",
 	  sockets, S64),
-	F("tsq_active_sockets", "gauge", "Sockets that sent in the last 17 ms window.",
+	F("tsq_active_sockets", "gauge", "Sockets that sent in the last 67 ms window.",
 	  active, U32),
 	F("tsq_queued_bytes", "gauge", "sk_wmem_alloc of the active sockets (estimate).",
 	  queued, U64),
