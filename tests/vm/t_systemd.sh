@@ -36,6 +36,9 @@ log "tsqd.service: $(systemctl show -p MainPID,NRestarts,CapabilityBoundingSet -
 # statistics mid-run (a stopped unit's cgroup goes, its entries with it).
 run_bulk() {
 	local pid poller
+	# iperf3's server takes one test at a time and needs a moment
+	# between them ("the server is busy").
+	sleep 1
 	rm -f /run/tsq-bulk.json
 	: >"$TMP/$1.stats"
 	systemctl start $unit
