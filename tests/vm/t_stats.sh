@@ -28,10 +28,11 @@ CG=$cgr/bulk/b flow b 10 2 -p 5202 &
 pb=$!
 CG=$cgr/gone flow g 10 1 -p 5203 &
 pg=$!
-# Until all seven connections are up (iperf3 under TCG takes its time).
-for _ in $(seq 50); do
-	[ "$(ss_bulk)" = 7 ] && break
-	sleep 0.2
+# Until all seven connections are up (iperf3 under TCG takes its time),
+# for at most 8 s of the flows' 10.
+end=$(( $(date +%s) + 8 ))
+while [ "$(date +%s)" -lt "$end" ] && [ "$(ss_bulk)" != 7 ]; do
+	sleep 0.1
 done
 ss1=$(ss_bulk)
 st=$("$TSQCTL" -j stats)
