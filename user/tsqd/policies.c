@@ -38,6 +38,7 @@ static void free_entries(struct entry *v, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		free(v[i].target);
 		free(v[i].where);
+		free(v[i].path);
 	}
 	free(v);
 }
@@ -54,7 +55,7 @@ static int unapply(struct policies *ps, const struct entry *e)
 {
 	int fd, ret = 0;
 
-	if (!e->cgid || tsq_cgroup_open(ps->mount, e->path, &fd))
+	if (!e->cgid || !e->path || tsq_cgroup_open(ps->mount, e->path, &fd))
 		return 0;
 	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_delete_elem(ps->map, &fd))
 		ret = 1;
@@ -104,8 +105,9 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 		v[i].type = c->type;
 		v[i].pol = c->policy;
 		/* Unchanged: stays applied. Changed: applied again by sync. */
-		if (old && !memcmp(&old->pol, &c->policy, sizeof(c->policy))) {
-			memcpy(v[i].path, old->path, sizeof(v[i].path));
+		if (old && old->path && !memcmp(&old->pol, &c->policy, sizeof(c->policy))) {
+			v[i].path = old->path;
+			old->path = NULL;
 			v[i].cgid = old->cgid;
 		}
 	}
@@ -167,7 +169,7 @@ static int sync_one(struct policies *ps, struct entry *e)
 		return 0;
 	}
 	id = tsq_cgroup_id(fd);
-	if (id && id == e->cgid && !strcmp(path, e->path)) {
+	if (id && id == e->cgid && e->path && !strcmp(path, e->path)) {
 		close(fd);
 		watch_for(ps, path);
 		return 0;
@@ -179,8 +181,9 @@ static int sync_one(struct policies *ps, struct entry *e)
 		return 0;
 	}
 	log_info("%s: policy applied to %s", e->target, path);
-	snprintf(e->path, sizeof(e->path), "%s", path);
-	e->cgid = id;
+	free(e->path);
+	e->path = strdup(path);
+	e->cgid = e->path ? id : 0;
 	watch_for(ps, path);
 	return 1;
 }

@@ -16,7 +16,7 @@ struct entry {
 	enum tsq_target_type type;
 	struct tsq_policy pol;
 	char *where;		/* "FILE:LINE", for messages */
-	char path[PATH_MAX];	/* its cgroup, while applied */
+	char *path;		/* its cgroup, while applied */
 	__u64 cgid;		/* 0: pending, no cgroup (yet) */
 };
 
