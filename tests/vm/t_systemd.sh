@@ -42,7 +42,10 @@ run_bulk() {
 	rm -f /run/tsq-bulk.json
 	: >"$TMP/$1.stats"
 	systemctl start $unit
-	pid=$(systemctl show -p MainPID --value $unit)
+	# Sample for the unit's 6 s by the clock: its MainPID proved an
+	# unreliable end marker in CI runs (samples stopped within 20 ms).
+	sleep 7 &
+	pid=$!
 	(
 		while :; do
 			st=$("$TSQCTL" -j stats)
@@ -51,7 +54,7 @@ run_bulk() {
 		done
 	) &
 	poller=$!
-	[ "${pid:-0}" != 0 ] && sample "$1" "$pid"
+	sample "$1" "$pid"
 	kill $poller
 	wait $poller 2>/dev/null
 	while systemctl -q is-active $unit; do sleep 0.2; done

@@ -41,6 +41,8 @@ start_tsqd
 t=$(until_ok 20000 metrics /metrics)
 log "tsqd answered on /metrics after $t ms"
 check "tsqd up, the hook attached" 't < 20000' t="$t"
+check "tsqctl status: tsqd running, its pid" 'p == want' \
+	p="$("$TSQCTL" -j status | jq .tsqd_pid)" want="$tsqd_pid"
 check "/bulk has its policy from tsq.conf" 'n == 1' \
 	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/bulk" and .limit == 8192)] | length')"
 CG=$cgr/bulk measure bulk 5
@@ -111,6 +113,8 @@ link2=$(sed -n 's/.*adopted pinned state in .*, link id \([0-9]*\).*/\1/p' "$TMP
 log "link $link1 adopted as $link2 after $t ms; kill: peak $(peak kill 3500 10000) B after the kill"
 check "new tsqd adopts the pinned link within 2 s" 't <= 2000 && a == b && a > 0' \
 	t="$t" a="${link1:-0}" b="${link2:-0}"
+check "tsqctl status: the same link id" 'a == b' a="${link1:-0}" \
+	b="$("$TSQCTL" -j status | jq .link_id)"
 check "after SIGKILL the policy holds: peak <= 20 KB" 'p <= 20480 && p > 0' \
 	p="$(peak kill 3500 10000)"
 check "the flow kept going through the kill: every second moved data" 'm > 1' \

@@ -355,31 +355,72 @@ static void print_nics(void)
 		printf("]");
 }
 
+/* The pid of a running tsqd, 0 if none: by its name in /proc. */
+static int tsqd_pid(void)
+{
+	struct dirent *de;
+	char path[64], comm[32];
+	int pid = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while (!pid && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
+		read_line(path, comm, sizeof(comm));
+		if (!strcmp(comm, "tsqd"))
+			pid = atoi(de->d_name);
+	}
+	closedir(d);
+	return pid;
+}
+
+static __u32 link_id(int fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64];
-	int fd = tsq_pinned(TSQ_PIN_LINK);
+	int fd = tsq_pinned(TSQ_PIN_LINK), daemon = tsqd_pid();
 	bool hook = tsq_hook_present(), attached = fd >= 0;
+	__u32 id = 0;
 
 	if (argc)
 		return bad_input("status takes no arguments");
-	if (fd >= 0)
+	if (fd >= 0) {
+		id = link_id(fd);
 		close(fd);
+	}
 	read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
 	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
 	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 	if (json) {
-		printf("{\"hook\":%s,\"attached\":%s,\"tcp_limit_output_bytes\":%s,"
+		printf("{\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"tsqd_pid\":%d,"
+		       "\"tcp_limit_output_bytes\":%s,"
 		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"",
-		       hook ? "true" : "false", attached ? "true" : "false",
+		       hook ? "true" : "false", attached ? "true" : "false", id, daemon,
 		       lob[0] ? lob : "null", cc, qd);
 		print_nics();
 		printf("}\n");
 	} else {
-		printf("hook: %s\nattached: %s\ntcp_limit_output_bytes: %s\n"
-		       "congestion control: %s\ndefault qdisc: %s\n",
-		       hook ? "tcp_tsq_ops present" : "missing (kernel without the tsq series)",
-		       attached ? TSQ_PIN_DIR : "no", lob, cc, qd);
+		printf("hook: %s\nattached: %s", hook ? "tcp_tsq_ops present" :
+		       "missing (kernel without the tsq series)",
+		       attached ? TSQ_PIN_DIR : "no");
+		if (attached)
+			printf(" (link id %u)", id);
+		if (daemon)
+			printf("\ntsqd: running, pid %d", daemon);
+		else
+			printf("\ntsqd: not running");
+		printf("\ntcp_limit_output_bytes: %s\ncongestion control: %s\n"
+		       "default qdisc: %s\n", lob, cc, qd);
 		print_nics();
 	}
 	return 0;
