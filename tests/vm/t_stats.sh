@@ -29,10 +29,9 @@ CG=$cgr/bulk/b flow b 10 2 -p 5202 &
 pb=$!
 CG=$cgr/gone flow g 10 1 -p 5203 &
 pg=$!
-# Until all seven connections are up (iperf3 under TCG takes its time),
-# for at most 8 s of the flows' 10.
-end=$(( $(date +%s) + 8 ))
-while [ "$(date +%s)" -lt "$end" ] && [ "$(ss_bulk)" != 7 ]; do
+# Until all seven connections are up: iperf3 under TCG takes its time,
+# seconds at times, to start its streams.
+while kill -0 $pa $pb 2>/dev/null && [ "$(ss_bulk)" != 7 ]; do
 	sleep 0.1
 done
 ss1=$(ss_bulk)
