@@ -43,7 +43,8 @@ for f in a b g; do
 	log "flow $f: $(goodput $f) Mbit/s"
 done
 log "ss: $ss1/$ss2 established in /bulk; stats: $st"
-check "sockets in /bulk match ss" 'n == s && s == s2 && s == 7' \
+# ss right before the statistics; the flows may end right after them.
+check "sockets in /bulk match ss" 'n == s && s == 7' \
 	n="$(jq '.[] | select(.cgroup == "/bulk") | .sockets' <<<"$st")" \
 	s="$ss1" s2="$ss2"
 check "sockets in /idle: none" 'n == 0' \
