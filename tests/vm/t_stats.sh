@@ -18,8 +18,7 @@ mkdir -p $cgr/bulk/a $cgr/bulk/b $cgr/idle $cgr/gone
 
 # sockets: the policy cgroup's whole subtree, while the flows run. iperf3
 # opens one control connection besides the data streams.
-# /bulk's flows are the ones to ports 5201 and 5202. (ss's own "cgroup"
-# filter found nothing when the checkout was below /tmp, bind-mounted.)
+# /bulk's flows are the ones to ports 5201 and 5202.
 ss_bulk() {
 	ss -tnH state established '( dport = :5201 or dport = :5202 )' | wc -l
 }
