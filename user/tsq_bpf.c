@@ -146,6 +146,14 @@ int tsq_reset(void)
 	return fd == -ENOENT ? -ENOENT : err;
 }
 
+__u32 tsq_link_id(int fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
 /* Atomic, through the mapped array: cgroup_rmdir bumps it too. */
 int tsq_bump_gen(void)
 {

@@ -4,6 +4,7 @@
 #define __TSQ_BPF_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 #define TSQ_PIN_DIR	"/sys/fs/bpf/tsq"
 
@@ -29,6 +30,9 @@ int tsq_reset(void);
 
 /* fd of a pinned object, or -errno; -ENOENT means not attached. */
 int tsq_pinned(const char *name);
+
+/* The id of a BPF link, for messages; 0 if the kernel would not say. */
+__u32 tsq_link_id(int fd);
 
 /* After a policy change: make sockets resolve their policy again. */
 int tsq_bump_gen(void);

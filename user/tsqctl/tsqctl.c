@@ -377,14 +377,6 @@ static int tsqd_pid(void)
 	return pid;
 }
 
-static __u32 link_id(int fd)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 static int cmd_status(int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64];
@@ -395,7 +387,7 @@ static int cmd_status(int argc, char **argv)
 	if (argc)
 		return bad_input("status takes no arguments");
 	if (fd >= 0) {
-		id = link_id(fd);
+		id = tsq_link_id(fd);
 		close(fd);
 	}
 	read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));

@@ -102,21 +102,13 @@ static void preflight(void)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
 }
 
-static __u32 link_id(int fd)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-
-	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
-}
-
 /* Adopt the pinned link if there is one, else attach. Returns its fd. */
 static int attach_or_adopt(void)
 {
 	int fd = tsq_pinned(TSQ_PIN_LINK), err;
 
 	if (fd >= 0) {
-		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, link_id(fd));
+		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, tsq_link_id(fd));
 		return fd;
 	}
 	/* Only now: parsing the kernel's BTF is the slow part of a start. */
@@ -128,7 +120,7 @@ static int attach_or_adopt(void)
 	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd < 0)
 		die("attach: link not pinned: %s", strerror(-fd));
-	log_info("attached, link id %u, pinned in %s", link_id(fd), TSQ_PIN_DIR);
+	log_info("attached, link id %u, pinned in %s", tsq_link_id(fd), TSQ_PIN_DIR);
 	return fd;
 }
 
@@ -163,12 +155,16 @@ static void watch_conf(struct daemon *d)
 	inotify_add_watch(d->conf_in, conf_dir, ev);
 }
 
-static void sync_cgroups(struct daemon *d)
+/* Once per batch of map changes: every bump makes every socket resolve again. */
+static void changed(int n)
 {
-	int n = policies_sync(&d->ps);
-
 	if (n > 0 && tsq_bump_gen())
 		log_info("could not bump the policy generation: sockets keep their cached policy");
+}
+
+static void sync_cgroups(struct daemon *d)
+{
+	changed(policies_sync(&d->ps));
 }
 
 static int reload(struct daemon *d, bool starting)
@@ -186,9 +182,8 @@ static int reload(struct daemon *d, bool starting)
 			notify("READY=1\nSTATUS=policy files refused, see the log");
 		return ret;
 	}
-	if (ret > 0 && tsq_bump_gen())
-		log_info("could not bump the policy generation");
-	sync_cgroups(d);
+	/* Removals and new applications: one bump for both. */
+	changed(ret + policies_sync(&d->ps));
 	watch_conf(d);
 	log_info("%s %zu policies (%zu pending)", starting ? "loaded" : "reloaded",
 		 d->ps.nr, d->ps.pending);
