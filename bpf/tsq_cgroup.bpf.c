@@ -17,7 +17,8 @@
  *   limit-us  pacing rate x usec, bounded by limit if both are set;
  *   tso       cap on TSO packet payload; without it, a limit caps TSO
  *             packets at half the limit (two packets in flight, as the
- *             original TSQ did);
+ *             original TSQ did), and limit-us at the same time's worth
+ *             of the pacing rate (as sk_pacing_shift does), 2 MSS at least;
  *   budget    the cgroup's bytes in queues, split evenly among its
  *             sockets active in the last window (tsq_cgrp_state), and
  *             TSO packets sized to half a share.
@@ -256,6 +257,22 @@ static __u32 budget_share(struct sock *sk, struct tsq_sk *s)
 	return s->share;
 }
 
+/* The byte limit a policy's limit and limit-us give, or @dflt without them. */
+static __always_inline __u32 policy_limit(struct sock *sk, struct tsq_sk *s, __u32 dflt)
+{
+	__u32 flags = s->pol.flags;
+
+	if (flags & TSQ_POLICY_LIMIT_US) {
+		__u64 t = sk->sk_pacing_rate * s->pol.limit_us / 1000000;
+		__u32 out = t > 0xffffffffULL ? 0xffffffffU : t;
+
+		if ((flags & TSQ_POLICY_LIMIT) && s->pol.limit < out)
+			out = s->pol.limit;
+		return out;
+	}
+	return flags & TSQ_POLICY_LIMIT ? s->pol.limit : dflt;
+}
+
 SEC("struct_ops")
 __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 {
@@ -266,16 +283,7 @@ __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 	if (!s)
 		return limit;
 	flags = s->pol.flags;
-	out = limit;
-	if (flags & TSQ_POLICY_LIMIT_US) {
-		__u64 t = sk->sk_pacing_rate * s->pol.limit_us / 1000000;
-
-		out = t > 0xffffffffULL ? 0xffffffffU : t;
-		if ((flags & TSQ_POLICY_LIMIT) && s->pol.limit < out)
-			out = s->pol.limit;
-	} else if (flags & TSQ_POLICY_LIMIT) {
-		out = s->pol.limit;
-	}
+	out = policy_limit(sk, s, limit);
 	if (flags & TSQ_POLICY_BUDGET) {
 		__u32 share = budget_share(sk, s);
 
@@ -304,10 +312,21 @@ __u32 BPF_PROG(policy_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs)
 	if (!s || !mss_now)
 		return segs;
 	flags = s->pol.flags;
-	if (flags & TSQ_POLICY_TSO)
+	if (flags & TSQ_POLICY_TSO) {
 		bytes = s->pol.tso;
-	else if (flags & TSQ_POLICY_LIMIT)
+	} else if (flags & TSQ_POLICY_LIMIT_US) {
+		/* The same time's worth, as sk_pacing_shift sizes both in
+		 * the kernel, and two segments at least, as tcp_min_tso_segs
+		 * does. Half of it, with one-MSS packets on slow flows, let
+		 * bbr's rate, and with it the limit, spiral down (10 Mbit/s
+		 * of 100 in the VM).
+		 */
+		bytes = policy_limit(sk, s, 0);
+		if (bytes < 2 * mss_now)
+			bytes = 2 * mss_now;
+	} else if (flags & TSQ_POLICY_LIMIT) {
 		bytes = s->pol.limit / 2;
+	}
 	if (flags & TSQ_POLICY_BUDGET) {
 		__u32 half = budget_share(sk, s) / 2;
 

@@ -9,7 +9,7 @@
 tbf_on 100mbit
 iperf_server
 cgr=/sys/fs/cgroup
-mkdir -p $cgr/bulk-a/child $cgr/bulk-b $cgr/idle
+mkdir -p $cgr/bulk-a/child $cgr/bulk-b $cgr/idle $cgr/paced
 
 check "tsqctl status: hook present" 'h == "true"' \
 	h="$("$TSQCTL" -j status | jq -r .hook)"
@@ -34,6 +34,16 @@ check "child inherits its parent's policy" 'p <= 20480' p="$(peak inherit)"
 "$TSQCTL" set /bulk-a/child limit 256k
 CG=$cgr/bulk-a/child measure own 5
 check "child's own policy wins" 'p >= 60000' p="$(peak own)"
+
+# limit-us: a time at the socket's pacing rate. bbr paces at about the
+# bottleneck rate, so 1000 us is about 12.5 KB here.
+"$TSQCTL" set /paced limit-us 1000 || fail "tsqctl set /paced limit-us 1000"
+CC=bbr CG=$cgr/paced measure paced 5
+lm=$("$TSQCTL" -j stats | jq '[.[] | select(.cgroup == "/paced") | .limit_mean] | add // 0')
+log "bbr with limit-us 1000: peak $(peak paced) B ($(peak paced 1000) B after 1 s)," \
+	"$(goodput paced) Mbit/s, mean limit $lm B"
+check "limit-us 1000 (bbr): mean limit is about 1 ms at 100 Mbit/s" 'l >= 4096 && l <= 40960' l="$lm"
+check "limit-us 1000 (bbr): the flow moved data" 'g > 1' g="$(goodput paced)"
 
 # A running flow in bulk-b picks the policy up without reconnecting.
 CG=$cgr/bulk-b flow live 10 1 &
@@ -84,6 +94,6 @@ CG=$cgr/bulk-a measure after_reset 4
 check "after reset: stock backlog" 'p >= 60000' p="$(peak after_reset)"
 "$TSQCTL" show 2>/dev/null
 check "show after reset: not attached" 'rc == 1' rc=$?
-rmdir $cgr/bulk-a/child $cgr/bulk-a $cgr/bulk-b $cgr/idle
+rmdir $cgr/bulk-a/child $cgr/bulk-a $cgr/bulk-b $cgr/idle $cgr/paced
 check_dmesg cgroup
 finish
