@@ -5,6 +5,7 @@
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
+#   make bench        scenarios, hook overhead, zero cost: bench/results/
 #   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
 #   make help         more
@@ -49,7 +50,7 @@ vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps kernel tools check check-host check-vm demo help clean distclean \
+.PHONY: all deps kernel tools check check-host check-vm demo bench help clean distclean \
 	install uninstall
 
 all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(PROGS)
@@ -127,6 +128,10 @@ check-vm: all
 
 demo: all
 	$(Q)tests/vm/run-vm -- demo/demo.sh
+
+# Long (about an hour under TCG): not part of check. bench/run -h for knobs.
+bench: all
+	$(Q)bench/run
 
 # User-space library, its unit tests and fuzzers.
 -include user/Makefile.inc

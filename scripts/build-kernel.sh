@@ -9,7 +9,9 @@
 #
 # usage: build-kernel.sh OUTDIR [DEBUG]
 #   -> OUTDIR/kernel/{bzImage,vmlinux}; DEBUG=1 adds kernel/config-debug
-#      and links OUTDIR/kernel-debug instead.
+#      and links OUTDIR/kernel-debug instead. TSQ_STOCK=1 leaves the series
+#      out (the bench's zero-cost baseline), in its own object directory,
+#      and links OUTDIR/kernel-stock.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,16 +30,19 @@ fragments=("$top/kernel/config")
 [ "$debug" = 1 ] && fragments+=("$top/kernel/config-debug")
 patches=("$top"/kernel/patches/*.patch)
 [ -e "${patches[0]}" ] || patches=()
+stock=${TSQ_STOCK:-0}
+[ "$stock" = 1 ] && patches=()
 
 src_id=$(stat -c '%s-%Y' "$tarball")
 cfg_key=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
 # Only the diffs count: rewording a commit message keeps the cache.
-key=$( { echo "$src_id"; cat "${fragments[@]}" "$0"
+key=$( { echo "$src_id stock=$stock"; cat "${fragments[@]}" "$0"
 	[ ${#patches[@]} -eq 0 ] || sed -n '/^diff --git/,/^-- $/p' "${patches[@]}"; } |
 	sha256sum | cut -c1-16)
 art=$cache/kernel/$key
 link=$out/kernel
 [ "$debug" = 1 ] && link=$out/kernel-debug
+[ "$stock" = 1 ] && link=$out/kernel-stock
 
 mkdir -p "$out"
 if [ -s "$art/bzImage" ] && [ -s "$art/vmlinux" ]; then
@@ -50,6 +55,8 @@ start=$(date +%s)
 pristine=$cache/src/pristine-$src_id
 work=$cache/src/work
 obj=$cache/obj/$cfg_key
+# Switching between stock and patched would rebuild what tcp.h touches.
+[ "$stock" = 1 ] && obj=$cache/obj/stock-$cfg_key
 mkdir -p "$cache/src" "$cache/kernel" "$obj"
 
 if [ ! -f "$pristine/.tsq-complete" ]; then

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Debian 12 packages that build tsq, its guest kernel and run its tests.
 # Installs only what is missing; apt-get update runs only then.
+# usage: install-deps.sh [bench]   (bench adds what bench/report.py plots with)
 set -euo pipefail
 
 pkgs=(
@@ -15,6 +16,7 @@ pkgs=(
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
 	man-db groff-base		# man page checks
 )
+[ "${1:-}" != bench ] || pkgs+=(python3 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tcp_tsq_ops instances that return nonsense, for the safety tests, and a
- * pass-through one for link update and overhead tests. The kernel must
- * clamp every value here without stalling a socket: the verifier does not
- * bound what a struct_ops program returns.
+/* tcp_tsq_ops instances that return nonsense, for the safety tests; a
+ * pass-through one for link update tests; an empty one for the bench. The
+ * kernel must clamp every value here without stalling a socket: the
+ * verifier does not bound what a struct_ops program returns.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -95,4 +95,23 @@ struct tcp_tsq_ops passthru = {
 SEC(".struct_ops.link")
 struct tcp_tsq_ops limit_only = {
 	.tsq_limit	= (void *)pass_limit,
+};
+
+/* Nothing but the return: the floor a policy's per-call cost is read against. */
+SEC("struct_ops")
+__u32 BPF_PROG(nop_limit, struct sock *sk, __u32 limit)
+{
+	return limit;
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(nop_segs, struct sock *sk, __u32 mss_now, __u32 segs)
+{
+	return segs;
+}
+
+SEC(".struct_ops.link")
+struct tcp_tsq_ops empty = {
+	.tsq_limit	= (void *)nop_limit,
+	.tso_segs	= (void *)nop_segs,
 };

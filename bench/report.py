@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn bench/results/raw/*.jsonl into results.md, results.json and
+latency.png. Every number printed is a median with its min-max over the
+repetitions; ratios are against stock measured in the same run."""
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+CONFIGS = ["stock", "global", "limit", "budget", "limit-us"]
+RATE_MBIT = {"100mbit": 100, "1gbit": 1000}
+
+
+def load(path):
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def spread(values):
+    """median, min, max of the values that were measured."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": v[0], "max": v[-1], "n": len(v)}
+
+
+def fmt(s, digits=1, scale=1.0):
+    if s is None:
+        return "n/a"
+    m, lo, hi = (s[k] * scale for k in ("median", "min", "max"))
+    return f"{m:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def verdict(ok):
+    return "n/a" if ok is None else ("met" if ok else "not met")
+
+
+def scenarios(runs):
+    """Aggregate per (rate, delay, cc, flows) and config."""
+    groups = defaultdict(list)
+    for r in runs:
+        groups[(r["rate"], r["delay_ms"], r["cc"], r["flows"], r["config"])].append(r)
+    out = []
+    for (rate, delay, cc, flows, cfg), rs in sorted(groups.items(),
+                                                    key=lambda kv: (kv[0][:4], CONFIGS.index(kv[0][4]))):
+        out.append({
+            "rate": rate, "delay_ms": delay, "cc": cc, "flows": flows, "config": cfg,
+            "runs": len(rs),
+            "peak_kb": spread([r["peak"] / 1000 for r in rs]),
+            "mean_kb": spread([r["mean"] / 1000 for r in rs]),
+            "goodput_mbps": spread([r["goodput_mbps"] for r in rs]),
+            "ping_p50_ms": spread([r["ping_ms"][0] for r in rs]),
+            "ping_p99_ms": spread([r["ping_ms"][1] for r in rs]),
+            "ping_max_ms": spread([r["ping_ms"][2] for r in rs]),
+            "rr_p50_ms": spread([r["rr_ms"][0] for r in rs]),
+            "rr_p99_ms": spread([r["rr_ms"][1] for r in rs]),
+            "rr_max_ms": spread([r["rr_ms"][2] for r in rs]),
+            "cpu_busy_pct": spread([r["cpu_busy_pct"] for r in rs]),
+            "sender_cpu_pct": spread([r["sender_cpu_pct"] for r in rs]),
+            "throttles": spread([r["throttles"] for r in rs]),
+        })
+    return out
+
+
+def med(row, key):
+    return row[key]["median"] if row and row.get(key) else None
+
+
+def targets(agg):
+    """The issue's targets, per scenario where they apply."""
+    by = {(a["rate"], a["delay_ms"], a["cc"], a["flows"], a["config"]): a for a in agg}
+    res = []
+    for a in agg:
+        if a["config"] in ("stock", "global"):
+            continue
+        key = (a["rate"], a["delay_ms"], a["cc"], a["flows"])
+        stock, glob = by.get(key + ("stock",)), by.get(key + ("global",))
+        ratio = (med(a, "goodput_mbps") / med(stock, "goodput_mbps")
+                 if stock and med(stock, "goodput_mbps") else None)
+        p99 = med(a, "ping_p99_ms")
+        t = {"scenario": key, "config": a["config"], "goodput_vs_stock": ratio,
+             "ping_p99_ms": p99}
+        if a["rate"] == "100mbit" and a["flows"] == 8 and a["delay_ms"] == 0:
+            t["p99_le_5ms_and_goodput_ge_95pct"] = (
+                None if p99 is None or ratio is None else p99 <= 5 and ratio >= 0.95)
+        if glob:
+            t["latency_ahead_of_global"] = (None if p99 is None or med(glob, "ping_p99_ms") is None
+                                            else p99 <= med(glob, "ping_p99_ms"))
+            t["goodput_ahead_of_global"] = (None if not med(glob, "goodput_mbps")
+                                            else med(a, "goodput_mbps") >= med(glob, "goodput_mbps"))
+        res.append(t)
+    return res
+
+
+def overhead(rows):
+    out = {}
+    unc = defaultdict(list)
+    for r in rows:
+        if r["kind"] == "unconstrained":
+            unc[r["mode"]].append(r)
+    if unc:
+        d, a = ([r["goodput_mbps"] for r in unc[m]] for m in ("detached", "attached"))
+        out["unconstrained"] = {
+            "detached_mbps": spread(d), "attached_mbps": spread(a),
+            "ratio": statistics.median(a) / statistics.median(d) if a and d else None,
+            "pairs": [x / y for x, y in zip(a, d)],
+        }
+    calls = [r for r in rows if r["kind"] == "percall"]
+    out["percall"] = []
+    for r in calls:
+        cb = "limit" if "limit" in r["prog"] else "tso"
+        ref = next((e["ns_per_call"] for e in calls
+                    if e["program"] == "empty" and (("limit" in e["prog"]) == (cb == "limit"))), None)
+        out["percall"].append(dict(r, callback=cb,
+                                   vs_empty=(r["ns_per_call"] / ref if ref and r["ns_per_call"] else None)))
+    out["tsqd"] = [r for r in rows if r["kind"] == "tsqd"]
+    return out
+
+
+def zerocost(rows):
+    if not rows:
+        return None
+    k = defaultdict(list)
+    for r in rows:
+        k[r["kernel"]].append(r)
+    res = {}
+    for name, rs in k.items():
+        res[name] = {
+            "goodput_mbps": spread([r["goodput_mbps"] for r in rs]),
+            # CPU jiffies (both vCPUs, sender and receiver) per GB moved.
+            "busy_jiffies_per_gb": spread([r["busy_jiffies"] / (r["bytes"] / 1e9) for r in rs]),
+        }
+    if "stock" in res and "patched" in res:
+        def noise(s):
+            return (s["max"] - s["min"]) / s["median"]
+        g = res["patched"]["goodput_mbps"]["median"] / res["stock"]["goodput_mbps"]["median"]
+        c = (res["patched"]["busy_jiffies_per_gb"]["median"] /
+             res["stock"]["busy_jiffies_per_gb"]["median"])
+        n = max(noise(res[x]["goodput_mbps"]) for x in ("stock", "patched"))
+        nc = max(noise(res[x]["busy_jiffies_per_gb"]) for x in ("stock", "patched"))
+        res["goodput_ratio"], res["cpu_per_byte_ratio"] = g, c
+        res["goodput_noise"], res["cpu_noise"] = n, nc
+        res["within_noise"] = abs(g - 1) <= n and abs(c - 1) <= nc
+    return res
+
+
+def plot(agg, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: no matplotlib, no plot (scripts/install-deps.sh bench)", file=sys.stderr)
+        return False
+    panels = sorted({(a["rate"], a["delay_ms"]) for a in agg},
+                    key=lambda p: (RATE_MBIT.get(p[0], 0), p[1]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), squeeze=False)
+    for ax, (rate, delay) in zip(axes[0], panels):
+        loads = sorted({(a["cc"], a["flows"]) for a in agg if (a["rate"], a["delay_ms"]) == (rate, delay)})
+        width = 0.8 / len(CONFIGS)
+        for i, cfg in enumerate(CONFIGS):
+            xs, ys, lo, hi = [], [], [], []
+            for j, load in enumerate(loads):
+                a = next((a for a in agg if (a["rate"], a["delay_ms"], a["cc"], a["flows"], a["config"]) ==
+                          (rate, delay) + load + (cfg,)), None)
+                s = a and a["ping_p99_ms"]
+                if not s:
+                    continue
+                xs.append(j + (i - len(CONFIGS) / 2 + 0.5) * width)
+                ys.append(s["median"])
+                lo.append(s["median"] - s["min"])
+                hi.append(s["max"] - s["median"])
+            ax.bar(xs, ys, width, yerr=[lo, hi], label=cfg, capsize=2)
+        ax.set_xticks(range(len(loads)))
+        ax.set_xticklabels([f"{cc} x{n}" for cc, n in loads])
+        ax.set_yscale("log")
+        ax.set_title(f"{rate}, +{delay} ms return path")
+        ax.set_ylabel("ping p99 (ms)")
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("Ping p99 of /lat behind bulk flows in /bulk (median, min-max)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def markdown(meta, agg, tg, ov, zc, has_plot):
+    L = []
+    L.append("# tsq bench results\n")
+    L.append(f"`make bench` on {meta.get('date', '?')}, tsq {meta.get('tsq', '?')}, "
+             f"{meta.get('host_cpus', '?')} host CPUs ({meta.get('host_cpu', '?')}), "
+             f"guest under QEMU `{meta.get('accel', '?')}`, 2 vCPUs. "
+             f"{meta.get('reps', '?')} repetitions of {meta.get('seconds', '?')} s per "
+             "configuration; every cell is median (min-max). Sender and receiver "
+             "share the guest's 2 vCPUs, so CPU is the guest's total.\n")
+    if agg:
+        L.append("## Scenarios\n")
+        L.append("Bulk flows in cgroup /bulk, ping every 10 ms and a TCP request/response "
+                 "probe in /lat, TBF on the sender's virtio NIC, netem delay on the "
+                 "receiver's (the return path).\n")
+        cur = None
+        for a in agg:
+            key = (a["rate"], a["delay_ms"], a["cc"], a["flows"])
+            if key != cur:
+                cur = key
+                L.append(f"\n### {a['rate']}, +{a['delay_ms']} ms, {a['cc']} x{a['flows']}\n")
+                L.append("| config | peak KB | mean KB | goodput Mbit/s | ping p50 / p99 / max ms "
+                         "| req/resp p50 / p99 ms | guest CPU % | throttles |")
+                L.append("|---|---|---|---|---|---|---|---|")
+            L.append(f"| {a['config']} | {fmt(a['peak_kb'])} | {fmt(a['mean_kb'])} | "
+                     f"{fmt(a['goodput_mbps'])} | {fmt(a['ping_p50_ms'], 2)} / "
+                     f"{fmt(a['ping_p99_ms'], 2)} / {fmt(a['ping_max_ms'], 1)} | "
+                     f"{fmt(a['rr_p50_ms'], 2)} / {fmt(a['rr_p99_ms'], 2)} | "
+                     f"{fmt(a['cpu_busy_pct'], 0)} | {fmt(a['throttles'], 0)} |")
+        L.append("")
+        if has_plot:
+            L.append("![latency](latency.png)\n")
+        L.append("## Targets\n")
+        L.append("| scenario | config | goodput / stock | ping p99 ms | p99 <= 5 ms and goodput >= 95 % "
+                 "| latency ahead of global | goodput ahead of global |")
+        L.append("|---|---|---|---|---|---|---|")
+        for t in tg:
+            r, d, cc, n = t["scenario"]
+            L.append(f"| {r} +{d} ms {cc} x{n} | {t['config']} | "
+                     f"{t['goodput_vs_stock']:.2f} | {t['ping_p99_ms']:.2f} | "
+                     f"{verdict(t.get('p99_le_5ms_and_goodput_ge_95pct')) if 'p99_le_5ms_and_goodput_ge_95pct' in t else '-'} | "
+                     f"{verdict(t.get('latency_ahead_of_global'))} | {verdict(t.get('goodput_ahead_of_global'))} |")
+        L.append("")
+        L.append(anchors(agg))
+    if ov:
+        L.append("## Overhead of the hook\n")
+        u = ov.get("unconstrained")
+        if u:
+            L.append(f"Unconstrained virtio path, one cubic flow, policy program attached "
+                     f"(flow's cgroup with `budget 16m`: full path, never binding) vs detached, "
+                     f"alternating: detached {fmt(u['detached_mbps'])} Mbit/s, attached "
+                     f"{fmt(u['attached_mbps'])} Mbit/s, ratio of medians **{u['ratio']:.3f}** "
+                     f"(target >= 0.98: {verdict(u['ratio'] >= 0.98)}; per-pair ratios "
+                     f"{', '.join(f'{x:.2f}' for x in u['pairs'])}).\n")
+        if ov["percall"]:
+            L.append("BPF run time per call (`kernel.bpf_stats_enabled`, run_time_ns / run_cnt) "
+                     "during one unconstrained flow:\n")
+            L.append("| program | cgroup policies | callback | calls | ns per call | vs empty (target <= 2x) |")
+            L.append("|---|---|---|---|---|---|")
+            for r in ov["percall"]:
+                ve = r["vs_empty"]
+                L.append(f"| {r['program']} | {r['policies']} | {r['callback']} | {r['run_cnt']} | "
+                         f"{r['ns_per_call']:.0f} | "
+                         f"{'-' if r['program'] == 'empty' else (f'{ve:.2f}x ' + verdict(ve <= 2)) if ve else 'n/a'} |")
+            L.append("")
+        if ov["tsqd"]:
+            L.append("| tsqd, idle 30 s | CPU % (target <= 0.1) | RSS MB (target <= 10 with 10,000) |")
+            L.append("|---|---|---|")
+            for r in ov["tsqd"]:
+                L.append(f"| {r['policies']} policies | {r['cpu_pct']:.3f} {verdict(r['cpu_pct'] <= 0.1)} | "
+                         f"{r['rss_kb'] / 1024:.1f}"
+                         f"{' ' + verdict(r['rss_kb'] <= 10240) if r['policies'] >= 10000 else ''} |")
+            L.append("")
+    if zc and "goodput_ratio" in zc:
+        L.append("## Zero cost when off\n")
+        L.append("One unconstrained cubic flow per run, 2 interleaved boots of each kernel, "
+                 "same config; the patched kernel has nothing attached. Noise is the widest "
+                 "(max-min)/median of either kernel's own runs.\n")
+        L.append("| kernel | goodput Mbit/s | guest CPU jiffies per GB |")
+        L.append("|---|---|---|")
+        for k in ("stock", "patched"):
+            L.append(f"| {k} 6.12 | {fmt(zc[k]['goodput_mbps'])} | {fmt(zc[k]['busy_jiffies_per_gb'], 0)} |")
+        if max(zc["goodput_noise"], zc["cpu_noise"]) > 0.1:
+            word = "inconclusive: the runs' own spread is over 10 %, more than any cost looked for"
+        else:
+            word = "within noise" if zc["within_noise"] else "outside noise"
+        L.append(f"\nPatched / stock: goodput {zc['goodput_ratio']:.3f} (noise {zc['goodput_noise']:.3f}), "
+                 f"CPU per byte {zc['cpu_per_byte_ratio']:.3f} (noise {zc['cpu_noise']:.3f}): "
+                 f"**{word}**.\n")
+    return "\n".join(L) + "\n"
+
+
+def headline(agg):
+    """The README's table: 100 Mbit/s, no added delay, cubic, 1 and 8 flows."""
+    by = {(a["flows"], a["config"]): a for a in agg
+          if a["rate"] == "100mbit" and a["delay_ms"] == 0 and a["cc"] == "cubic"}
+    L = ["| cubic flows in /bulk | config | peak backlog KB | /lat ping p50 / p99 ms "
+         "| /lat req/resp p99 ms | goodput / stock |", "|---|---|---|---|---|---|"]
+    for n in (1, 8):
+        stock = by.get((n, "stock"))
+        for cfg in CONFIGS:
+            a = by.get((n, cfg))
+            if not a:
+                continue
+            ratio = (f"{med(a, 'goodput_mbps') / med(stock, 'goodput_mbps'):.2f}"
+                     if stock and med(stock, "goodput_mbps") else "n/a")
+            L.append(f"| {n} | {cfg} | {med(a, 'peak_kb'):.0f} | {med(a, 'ping_p50_ms'):.1f} / "
+                     f"{med(a, 'ping_p99_ms'):.1f} | {med(a, 'rr_p99_ms'):.1f} | {ratio} |")
+    return "\n".join(L) + "\n"
+
+
+def anchors(agg):
+    """Beside TSQ's own numbers: queue as link time, and goodput."""
+    L = ["## Beside the anchors\n",
+         "46d3ceabd8d9 (TSQ, 2012): per bulk sender buffering under 8 ms at 100 Mbit "
+         "(132 ms before), under 1 ms at 1 Gbit (50 ms before). f921a4a5bffa (2023): a "
+         "too-small queue cost 81.5 vs 94.4 Mbit/s on 100 Mbit. Ours, 1 cubic flow, "
+         "no added delay, peak backlog as link time:\n",
+         "| rate | config | peak backlog ms | goodput Mbit/s |", "|---|---|---|---|"]
+    for a in agg:
+        if a["cc"] == "cubic" and a["flows"] == 1 and a["delay_ms"] == 0:
+            ms = 8 / RATE_MBIT.get(a["rate"], 1)   # ms of link time per KB
+            L.append(f"| {a['rate']} | {a['config']} | {fmt(a['peak_kb'], 2, ms)} | {fmt(a['goodput_mbps'])} |")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    res = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results")
+    raw = res / "raw"
+    meta = json.loads((raw / "meta.json").read_text()) if (raw / "meta.json").exists() else {}
+    agg = scenarios(load(raw / "scenarios.jsonl"))
+    tg = targets(agg)
+    ov_rows = load(raw / "overhead.jsonl")
+    ov = overhead(ov_rows) if ov_rows else None
+    zc = zerocost(load(raw / "zerocost.jsonl"))
+    has_plot = bool(agg) and plot(agg, res / "latency.png")
+    (res / "results.json").write_text(json.dumps(
+        {"meta": meta, "scenarios": agg, "targets": tg, "overhead": ov, "zerocost": zc},
+        indent=1, default=list) + "\n")
+    (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, has_plot))
+    if agg:
+        (res / "headline.md").write_text(headline(agg))
+    print(f"report: {res}/results.md")
+
+
+if __name__ == "__main__":
+    main()
