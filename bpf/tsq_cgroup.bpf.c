@@ -410,9 +410,14 @@ int BPF_PROG(policy_sk_state, const struct sock *sk, int oldstate, int newstate)
 {
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
+	/* Any other state ends the count, not only a move out of
+	 * ESTABLISHED: a tracing program is skipped when it would recurse on
+	 * a CPU (a softirq's transition during a process context one), and
+	 * the socket's next transition must still take it off.
+	 */
 	if (newstate == TCP_ESTABLISHED)
 		sk_established(sk);
-	else if (oldstate == TCP_ESTABLISHED)
+	else
 		sk_closing(sk);
 	return 0;
 }
