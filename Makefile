@@ -129,7 +129,8 @@ check-vm: all
 demo: all
 	$(Q)tests/vm/run-vm -- demo/demo.sh
 
-# Long (about an hour under TCG): not part of check. bench/run -h for knobs.
+# Long (49 min under TCG in the committed run): not part of check.
+# bench/run -h for knobs.
 bench: all
 	$(Q)bench/run
 

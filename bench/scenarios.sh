@@ -67,6 +67,7 @@ throttles() {
 
 run_one() {
 	local name=$1 cfg=$2 cc=${load%%:*} flows=${load##*:} ping rr c0 c1 t0 t1
+	local p50 p99 pmax r50 r99 rmax
 	config_on "$cfg" || { echo "bench: $cfg on $name failed" >&2; return 1; }
 	t0=$(throttles)
 	(echo $BASHPID >$cgr/lat/cgroup.procs
@@ -82,7 +83,7 @@ run_one() {
 	t1=$(throttles)
 	config_off
 	read -r p50 p99 pmax < <(ping_stats "$TMP/ping")
-	read -r _ rn _ r50 _ r99 _ rmax < "$TMP/rr" || true
+	read -r _ _ _ r50 _ r99 _ rmax < "$TMP/rr" || true
 	jq -cn --arg rate "$rate" --argjson delay "$delay" --arg cc "$cc" \
 		--argjson flows "$flows" --arg config "$cfg" --argjson rep "$rep" \
 		--argjson peak "$(peak "$name")" --argjson mean "$(mean "$name" 1000)" \
