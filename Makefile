@@ -42,7 +42,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
-TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe
+TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
+	      $(OUTPUT)/stallwatch
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
@@ -108,6 +109,10 @@ $(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_r
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
 		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+
+$(OUTPUT)/stallwatch: tests/vm/stallwatch.c $(OUTPUT)/tsq_stallwatch.skel.h | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
 
 $(OUTPUT)/rrprobe: tests/vm/rrprobe.c | $(OUTPUT)
 	$(call msg,CC,$@)
