@@ -44,6 +44,7 @@ BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch
+BENCH_PROGS := $(OUTPUT)/scale_maps
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
@@ -54,7 +55,7 @@ vpath %.bpf.c bpf tests/bpf
 .PHONY: all deps kernel tools check check-host check-vm demo bench help clean distclean \
 	install uninstall
 
-all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(PROGS)
+all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(BENCH_PROGS) $(PROGS)
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -109,6 +110,11 @@ $(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_r
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
 		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+
+$(OUTPUT)/scale_maps: bench/scale_maps.c user/tsq_bpf.h $(OUTPUT)/tsq_cgroup.skel.h \
+		      $(OUTPUT)/libtsq.a include/tsq.h | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $< $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
 $(OUTPUT)/stallwatch: tests/vm/stallwatch.c $(OUTPUT)/tsq_stallwatch.skel.h | tools
 	$(call msg,CC,$@)

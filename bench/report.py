@@ -147,6 +147,20 @@ def zerocost(rows):
     return res
 
 
+def scale(rows):
+    """tsqctl show and stats, natively on the host, by command."""
+    out = {}
+    for cmd in ("show", "stats"):
+        rs = [r for r in rows if r["cmd"] == cmd]
+        if rs:
+            out[cmd] = {"ms": spread([r["ms"] for r in rs]), "policies": rs[0]["policies"],
+                        "date": rs[0].get("date"), "tsq": rs[0].get("tsq"),
+                        "kernel": rs[0].get("kernel"),
+                        "host_cgroups": rs[0]["host_cgroups"],
+                        "all_listed": all(r["listed"] == r["policies"] for r in rs)}
+    return out or None
+
+
 def plot(agg, path):
     try:
         import matplotlib
@@ -187,7 +201,7 @@ def plot(agg, path):
     return True
 
 
-def markdown(meta, agg, tg, ov, zc, has_plot):
+def markdown(meta, agg, tg, ov, zc, sc, has_plot):
     L = []
     L.append("# tsq bench results\n")
     L.append(f"`make bench` on {meta.get('date', '?')}, tsq {meta.get('tsq', '?')}, "
@@ -275,6 +289,20 @@ def markdown(meta, agg, tg, ov, zc, has_plot):
         L.append(f"\nPatched / stock: goodput {zc['goodput_ratio']:.3f} (noise {zc['goodput_noise']:.3f}), "
                  f"CPU per byte {zc['cpu_per_byte_ratio']:.3f} (noise {zc['cpu_noise']:.3f}): "
                  f"**{word}**.\n")
+    if sc:
+        r0 = next(iter(sc.values()))
+        L.append("## tsqctl at scale, native\n")
+        L.append(f"Measured {r0['date']}, tsq {r0['tsq']}, host kernel {r0['kernel']}. "
+                 "On the host, not in the VM: its kernel has no hook, so `scale_maps` creates "
+                 "tsq's maps alone, pins them and fills them for every cgroup (a policy and an "
+                 "entry in each statistics map: more than traffic makes). Wall time of "
+                 "`tsqctl -j CMD`, which walks the whole cgroup2 tree:\n")
+        L.append("| command | cgroups with a policy | cgroups walked | ms | all listed | under 1 s |")
+        L.append("|---|---|---|---|---|---|")
+        for cmd, r in sc.items():
+            L.append(f"| {cmd} | {r['policies']} | {r['host_cgroups']} | {fmt(r['ms'], 0)} | "
+                     f"{'yes' if r['all_listed'] else 'no'} | {verdict(r['ms']['max'] < 1000)} |")
+        L.append("")
     return "\n".join(L) + "\n"
 
 
@@ -321,11 +349,13 @@ def main():
     ov_rows = load(raw / "overhead.jsonl")
     ov = overhead(ov_rows) if ov_rows else None
     zc = zerocost(load(raw / "zerocost.jsonl"))
+    sc = scale(load(raw / "scale.jsonl"))
     has_plot = bool(agg) and plot(agg, res / "latency.png")
     (res / "results.json").write_text(json.dumps(
-        {"meta": meta, "scenarios": agg, "targets": tg, "overhead": ov, "zerocost": zc},
+        {"meta": meta, "scenarios": agg, "targets": tg, "overhead": ov, "zerocost": zc,
+         "scale": sc},
         indent=1, default=list) + "\n")
-    (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, has_plot))
+    (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, sc, has_plot))
     if agg:
         (res / "headline.md").write_text(headline(agg))
     print(f"report: {res}/results.md")
