@@ -24,7 +24,7 @@
 static const char *const pinned_names[] = {
 	TSQ_PIN_LINK, TSQ_PIN_THROTTLE, TSQ_PIN_POLICY, TSQ_PIN_CTL,
 	TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS, TSQ_PIN_SK_STATE,
-	TSQ_PIN_RMDIR,
+	TSQ_PIN_SK_DESTROY, TSQ_PIN_RMDIR,
 };
 
 static void pin_path(char *buf, size_t len, const char *name)
@@ -83,7 +83,7 @@ static void unpin_all(void)
 
 int tsq_attach(void)
 {
-	struct bpf_link *link = NULL, *thr = NULL, *sks = NULL, *rmd = NULL;
+	struct bpf_link *link = NULL, *thr = NULL, *sks = NULL, *skd = NULL, *rmd = NULL;
 	struct tsq_cgroup *skel;
 	int err, fd;
 
@@ -105,8 +105,9 @@ int tsq_attach(void)
 	}
 	thr = bpf_program__attach(skel->progs.policy_throttle);
 	sks = bpf_program__attach(skel->progs.policy_sk_state);
+	skd = bpf_program__attach(skel->progs.policy_sk_destroy);
 	rmd = bpf_program__attach(skel->progs.policy_rmdir);
-	if (!thr || !sks || !rmd) {
+	if (!thr || !sks || !skd || !rmd) {
 		err = -errno;
 		goto out;
 	}
@@ -117,6 +118,7 @@ int tsq_attach(void)
 	      pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS) ?:
 	      pin_link(thr, TSQ_PIN_THROTTLE) ?:
 	      pin_link(sks, TSQ_PIN_SK_STATE) ?:
+	      pin_link(skd, TSQ_PIN_SK_DESTROY) ?:
 	      pin_link(rmd, TSQ_PIN_RMDIR) ?:
 	      pin_link(link, TSQ_PIN_LINK);
 out:
@@ -126,6 +128,7 @@ out:
 		unpin_all();
 	}
 	bpf_link__destroy(rmd);
+	bpf_link__destroy(skd);
 	bpf_link__destroy(sks);
 	bpf_link__destroy(thr);
 	bpf_link__destroy(link);

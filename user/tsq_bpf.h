@@ -17,6 +17,7 @@
 #define TSQ_PIN_STATE		"state"		/* struct tsq_cgrp_state by cgroup id */
 #define TSQ_PIN_SOCKS		"socks"		/* struct tsq_cgrp_socks by cgroup id */
 #define TSQ_PIN_SK_STATE	"sk_state"	/* tp_btf link, socket counter */
+#define TSQ_PIN_SK_DESTROY	"sk_destroy"	/* tp_btf link, its backstop */
 #define TSQ_PIN_RMDIR		"rmdir"		/* tp_btf link, removed cgroups */
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
