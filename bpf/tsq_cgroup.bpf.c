@@ -191,12 +191,21 @@ static bool refresh(const struct sock *sk, struct tsq_sk *s)
 	return s->cgid;
 }
 
+static void sk_established(const struct sock *sk);
+
 static struct tsq_sk *sk_policy(struct sock *sk)
 {
 	struct tsq_sk *s;
 
 	s = bpf_sk_storage_get(&tsq_sk, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	return s && refresh(sk, s) ? s : NULL;
+	if (!s)
+		return NULL;
+	/* An ESTABLISHED that policy_sk_state missed as a nested run: the
+	 * socket is counted at its first transmit instead.
+	 */
+	if (!s->own && sk->__sk_common.skc_state == TCP_ESTABLISHED)
+		sk_established(sk);
+	return refresh(sk, s) ? s : NULL;
 }
 
 static struct tsq_stats *stats(__u64 cgid)
@@ -426,7 +435,8 @@ int BPF_PROG(policy_sk_state, const struct sock *sk, int oldstate, int newstate)
 /* The backstop of policy_sk_state: a socket still counted when it is
  * destroyed had its every move out of ESTABLISHED skipped as a nested
  * run (seen in the VM: recursion_misses 1, one socket left counted).
- * This is another program, so the same nesting does not skip both.
+ * This is another program, so the same nesting does not skip both. A
+ * skipped ESTABLISHED is made up for in sk_policy().
  */
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(policy_sk_destroy, struct sock *sk)
