@@ -111,10 +111,11 @@ $(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_r
 	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
 		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
-$(OUTPUT)/scale_maps: bench/scale_maps.c user/tsq_bpf.h $(OUTPUT)/tsq_cgroup.skel.h \
-		      $(OUTPUT)/libtsq.a include/tsq.h | tools
+$(OUTPUT)/scale_maps: bench/scale_maps.c user/tsq_bpf.c user/tsq_bpf.h \
+		      $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $< $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
+		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
 $(OUTPUT)/stallwatch: tests/vm/stallwatch.c $(OUTPUT)/tsq_stallwatch.skel.h | tools
 	$(call msg,CC,$@)

@@ -28,30 +28,10 @@
 #include "cgroup.h"
 #include "tsq_cgroup.skel.h"
 
-static const char *const names[] = {
-	TSQ_PIN_POLICY, TSQ_PIN_CTL, TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS,
-};
-
 static int die(const char *what, int err)
 {
 	fprintf(stderr, "scale_maps: %s: %s\n", what, strerror(err < 0 ? -err : err));
 	return 1;
-}
-
-static int pin(struct tsq_cgroup *skel)
-{
-	struct bpf_map *maps[] = {
-		skel->maps.tsq_cgrp_policy, skel->maps.tsq_ctl, skel->maps.tsq_stats,
-		skel->maps.tsq_cgrp_state, skel->maps.tsq_cgrp_socks,
-	};
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", TSQ_PIN_DIR, names[i]);
-		if (bpf_map__pin(maps[i], path))
-			return -errno;
-	}
-	return 0;
 }
 
 static int fill(struct tsq_cgroup *skel, const char *dir, long n)
@@ -90,17 +70,6 @@ static int fill(struct tsq_cgroup *skel, const char *dir, long n)
 	return err;
 }
 
-static void teardown(void)
-{
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", TSQ_PIN_DIR, names[i]);
-		unlink(path);
-	}
-	rmdir(TSQ_PIN_DIR);
-}
-
 int main(int argc, char **argv)
 {
 	struct tsq_cgroup *skel;
@@ -110,7 +79,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc == 2 && !strcmp(argv[1], "teardown")) {
-		teardown();
+		tsq_unpin_all();
 		return 0;
 	}
 	if (argc != 4 || strcmp(argv[1], "setup")) {
@@ -128,16 +97,16 @@ int main(int argc, char **argv)
 	skel = tsq_cgroup__open();
 	if (!skel) {
 		err = -errno;
-		teardown();
+		tsq_unpin_all();
 		return die("open", err);
 	}
 	bpf_map__set_autocreate(skel->maps.tsq_policy, false);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
-	err = tsq_cgroup__load(skel) ?: pin(skel) ?: fill(skel, argv[2], n);
+	err = tsq_cgroup__load(skel) ?: tsq_pin_maps(skel) ?: fill(skel, argv[2], n);
 	tsq_cgroup__destroy(skel);
 	if (err) {
-		teardown();
+		tsq_unpin_all();
 		return die("setup", err);
 	}
 	return 0;

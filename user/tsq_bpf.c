@@ -70,7 +70,7 @@ static int pin_link(struct bpf_link *link, const char *name)
 	return bpf_link__pin(link, path) ?: chmod(path, 0600) ? -errno : 0;
 }
 
-static void unpin_all(void)
+void tsq_unpin_all(void)
 {
 	char path[256];
 
@@ -79,6 +79,15 @@ static void unpin_all(void)
 		unlink(path);
 	}
 	rmdir(TSQ_PIN_DIR);
+}
+
+int tsq_pin_maps(struct tsq_cgroup *skel)
+{
+	return pin_map(skel->maps.tsq_cgrp_policy, TSQ_PIN_POLICY) ?:
+	       pin_map(skel->maps.tsq_ctl, TSQ_PIN_CTL) ?:
+	       pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
+	       pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
+	       pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS);
 }
 
 int tsq_attach(void)
@@ -111,11 +120,7 @@ int tsq_attach(void)
 		err = -errno;
 		goto out;
 	}
-	err = pin_map(skel->maps.tsq_cgrp_policy, TSQ_PIN_POLICY) ?:
-	      pin_map(skel->maps.tsq_ctl, TSQ_PIN_CTL) ?:
-	      pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
-	      pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
-	      pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS) ?:
+	err = tsq_pin_maps(skel) ?:
 	      pin_link(thr, TSQ_PIN_THROTTLE) ?:
 	      pin_link(sks, TSQ_PIN_SK_STATE) ?:
 	      pin_link(skd, TSQ_PIN_SK_DESTROY) ?:
@@ -125,7 +130,7 @@ out:
 	if (err) {
 		if (link)
 			bpf_link__detach(link);
-		unpin_all();
+		tsq_unpin_all();
 	}
 	bpf_link__destroy(rmd);
 	bpf_link__destroy(skd);
@@ -145,7 +150,7 @@ int tsq_reset(void)
 			err = -errno;
 		close(fd);
 	}
-	unpin_all();
+	tsq_unpin_all();
 	return fd == -ENOENT ? -ENOENT : err;
 }
 

@@ -29,6 +29,14 @@ int tsq_attach(void);
 /* Detach and unpin: every socket back to stock TSQ at once. */
 int tsq_reset(void);
 
+struct tsq_cgroup;
+
+/* Pin a loaded tsq_cgroup's maps under TSQ_PIN_DIR, mode 0600. */
+int tsq_pin_maps(struct tsq_cgroup *skel);
+
+/* Remove whatever of TSQ_PIN_DIR's objects, and the directory, exist. */
+void tsq_unpin_all(void);
+
 /* fd of a pinned object, or -errno; -ENOENT means not attached. */
 int tsq_pinned(const char *name);
 
