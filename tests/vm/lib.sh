@@ -54,6 +54,31 @@ check_dmesg() {
 	fi
 }
 
+# stallwatch_begin NAME PORT_LO PORT_HI, then stallwatch_end NAME: the
+# longest time a socket to those ports held unsent data with room in the
+# peer's window (tests/vm/stallwatch.c) in between, logged. stall_ms NAME
+# is that time; check_no_stall NAME checks that it stayed under a second.
+stallwatch_begin() {
+	"$OUT/stallwatch" "$2" "$3" >"$TMP/$1.sw" 2>&1 &
+	STALLWATCH_PID=$!
+}
+
+stallwatch_end() {
+	kill -INT "$STALLWATCH_PID"
+	wait "$STALLWATCH_PID"
+	log "$1: $(cat "$TMP/$1.sw")"
+}
+
+stall_ms() {
+	sed -n 's/.*longest wait \([0-9]*\) ms.*/\1/p' "$TMP/$1.sw"
+}
+
+check_no_stall() {
+	check "$1: no socket held unsent data for a second (stallwatch)" 'n > 10 && w < 1000' \
+		n="$(sed -n 's/^stallwatch: \([0-9]*\) samples.*/\1/p' "$TMP/$1.sw")" \
+		w="$(stall_ms "$1")"
+}
+
 # A 100 Mbit/s bottleneck on the sender's virtio NIC. The limit is large
 # so that the queue shows what TCP puts in it, not what TBF drops.
 tbf_on() {

@@ -16,8 +16,7 @@
 
 tbf_on 100mbit
 for i in 1 2 3 4; do iperf_server 520$i; done
-"$OUT/stallwatch" 5201 5204 >"$TMP/stallwatch" 2>&1 &
-sw=$!
+stallwatch_begin race 5201 5204
 pids=()
 for i in 1 2 3 4; do
 	flow race$i 300 1 -p 520$i &
@@ -30,9 +29,7 @@ log "race loop took $(( $(date +%s) - start )) s"
 # iperf3 still writes its JSON when interrupted.
 pkill -INT -f "^iperf3 -c"
 wait "${pids[@]}"
-kill -INT $sw
-wait $sw
-log "$(cat "$TMP/stallwatch")"
+stallwatch_end race
 # Per flow, Mbit/s and retransmits in each full second.
 for i in 1 2 3 4; do
 	log "flow $i, Mbit/s per second: $(jq -c '[.intervals[] | .sum.bits_per_second / 1e6 | floor]' "$TMP/race$i.json")"
@@ -42,9 +39,7 @@ minint=$(for i in 1 2 3 4; do
 	jq '.intervals[:-1][] | select(.sum.seconds > 0.5) | .sum.bits_per_second' "$TMP/race$i.json"
 done | sort -g | head -1)
 log "slowest flow-second: $(awk -v b="${minint:-0}" 'BEGIN { printf "%.1f", b / 1e6 }') Mbit/s"
-check "race: no socket held unsent data for a second (stallwatch)" 'n > 10 && w < 1000' \
-	n="$(sed -n 's/^stallwatch: \([0-9]*\) samples.*/\1/p' "$TMP/stallwatch")" \
-	w="$(sed -n 's/.*longest wait \([0-9]*\) ms.*/\1/p' "$TMP/stallwatch")"
+check_no_stall race
 check "race: every flow moved data" 'n == 4' \
 	n="$(for i in 1 2 3 4; do jq '.end.sum_sent.bytes > 0' "$TMP/race$i.json"; done | grep -c true)"
 
@@ -52,8 +47,7 @@ check "race: every flow moved data" 'n == 4' \
 # (netem drops every packet) must trip the criterion above. Tail loss
 # probes and F-RTO send new data into the hole, so the wait it measures is
 # shorter than the hole: 1.8-2.2 s.
-"$OUT/stallwatch" 5201 5201 >"$TMP/hole" 2>&1 &
-sw=$!
+stallwatch_begin hole 5201 5201
 flow hole 9 1 -p 5201 &
 pid=$!
 sleep 3
@@ -61,10 +55,7 @@ tc qdisc replace dev "$TSQ_DEV" root netem loss 100%
 sleep 3
 tbf_on 100mbit
 wait $pid
-kill -INT $sw
-wait $sw
-log "blackhole: $(cat "$TMP/hole")"
-check "stallwatch: a 3-s blackhole is a wait over a second" 'w >= 1000' \
-	w="$(sed -n 's/.*longest wait \([0-9]*\) ms.*/\1/p' "$TMP/hole")"
+stallwatch_end hole
+check "stallwatch: a 3-s blackhole is a wait over a second" 'w >= 1000' w="$(stall_ms hole)"
 check_dmesg race
 finish
