@@ -5,6 +5,10 @@
 # the tcp_tsq_throttle tracepoint reporting it with the socket's cgroup.
 . "$(dirname "$0")/lib.sh"
 
+# Every vCPU run-vm asked for is online: without ACPI the guest kernel
+# finds only the boot CPU in SeaBIOS's MP table.
+check "every vCPU online" 'n == want' n="$(nproc)" \
+	want="$(sed -n 's/.*tsq_cpus=\([0-9]*\).*/\1/p' /proc/cmdline)"
 napi=$(cat /sys/module/virtio_net/parameters/napi_tx)
 check "virtio_net napi_tx" 'napi == "Y"' napi="$napi"
 check "tcp_limit_output_bytes default" 'v == 1048576' \
