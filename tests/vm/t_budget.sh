@@ -37,13 +37,8 @@ ratio=$(awk -v h="$(goodput budget)" -v s="$(goodput stock)" 'BEGIN { printf "%.
 log "budget/stock goodput $ratio (target 0.90: $(awk -v r="$ratio" 'BEGIN { print (r >= 0.9 ? "met" : "not met") }'))"
 check "stock: 8 flows fill the queue (setup sanity)" 'p >= 200000' p="$(peak stock)"
 check "budget 32k: peak backlog <= 48 KB" 'p <= 49152' p="$(peak budget)"
-# The issue's target is p50 <= 5 ms, reported; 2.0-5.0 ms measured. The
-# check fails only when the budget missed both that and half of stock's
-# p50, which swings with how many of the 8 senders the 2 vCPUs keep busy
-# (3.7 to 34 ms seen).
-log "latency p50 target 5 ms: $(awk -v l="$(p50 budget)" 'BEGIN { print (l <= 5 ? "met" : "not met") }')"
-check "budget 32k: ping p50 <= 5 ms or <= half of stock's" 'b >= 0 && (b <= 5 || b <= s / 2)' \
-	b="$(p50 budget)" s="$(p50 stock)"
+# The issue's target. Measured p50 2.7-3.7 ms in 5 runs (stock 41-74 ms).
+check "budget 32k: ping p50 <= 5 ms" 'b >= 0 && b <= 5' b="$(p50 budget)"
 check "budget 32k: the flows moved data" 'h > 1' h="$(goodput budget)"
 check "budget 32k: throttles counted" 't > 0' \
 	t="$(jq '[.[] | select(.cgroup == "/bulk") | .throttles] | add // 0' <<<"$stats")"
