@@ -90,9 +90,22 @@ int tsq_pin_maps(struct tsq_cgroup *skel)
 	       pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS);
 }
 
+/* Attach a tracing program and pin its link: the pin keeps it attached. */
+static int attach_pinned(struct bpf_program *prog, const char *name)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+	int err;
+
+	if (!link)
+		return -errno;
+	err = pin_link(link, name);
+	bpf_link__destroy(link);
+	return err;
+}
+
 int tsq_attach(void)
 {
-	struct bpf_link *link = NULL, *thr = NULL, *sks = NULL, *skd = NULL, *rmd = NULL;
+	struct bpf_link *link = NULL;
 	struct tsq_cgroup *skel;
 	int err, fd;
 
@@ -112,19 +125,12 @@ int tsq_attach(void)
 		err = -errno;
 		goto out;
 	}
-	thr = bpf_program__attach(skel->progs.policy_throttle);
-	sks = bpf_program__attach(skel->progs.policy_sk_state);
-	skd = bpf_program__attach(skel->progs.policy_sk_destroy);
-	rmd = bpf_program__attach(skel->progs.policy_rmdir);
-	if (!thr || !sks || !skd || !rmd) {
-		err = -errno;
-		goto out;
-	}
+	/* The policy's link last: pinned, it is what marks tsq attached. */
 	err = tsq_pin_maps(skel) ?:
-	      pin_link(thr, TSQ_PIN_THROTTLE) ?:
-	      pin_link(sks, TSQ_PIN_SK_STATE) ?:
-	      pin_link(skd, TSQ_PIN_SK_DESTROY) ?:
-	      pin_link(rmd, TSQ_PIN_RMDIR) ?:
+	      attach_pinned(skel->progs.policy_throttle, TSQ_PIN_THROTTLE) ?:
+	      attach_pinned(skel->progs.policy_sk_state, TSQ_PIN_SK_STATE) ?:
+	      attach_pinned(skel->progs.policy_sk_destroy, TSQ_PIN_SK_DESTROY) ?:
+	      attach_pinned(skel->progs.policy_rmdir, TSQ_PIN_RMDIR) ?:
 	      pin_link(link, TSQ_PIN_LINK);
 out:
 	if (err) {
@@ -132,10 +138,6 @@ out:
 			bpf_link__detach(link);
 		tsq_unpin_all();
 	}
-	bpf_link__destroy(rmd);
-	bpf_link__destroy(skd);
-	bpf_link__destroy(sks);
-	bpf_link__destroy(thr);
 	bpf_link__destroy(link);
 	tsq_cgroup__destroy(skel);
 	return err;
