@@ -57,10 +57,15 @@ vpath %.bpf.c bpf tests/bpf
 
 all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(BENCH_PROGS) $(PROGS)
 
+# make print-VAR: the value the build uses (tests/host/test_build.sh).
+print-%:
+	@echo '$($*)'
+
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H= EXTRA_CFLAGS='
 	@echo '             TSQ_CACHE=/var/cache/tsq (kernel and tools cache)'
+	@echo '             TSQ_TOOLS_CACHE=$$TSQ_CACHE/tools (libbpf + bpftool only)'
 
 # The kernel and tools scripts keep their own cache; these rules always
 # ask them, and they answer in a second when nothing changed.

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The build links what scripts/build-tools.sh left: a fresh machine once
+# failed at the first link because libbpf's Makefile installed to lib64
+# while a warm cache still held lib/. Check the paths the Makefile uses,
+# and that the tools cache key moves with everything that decides them.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+mkvar() { make -s --no-print-directory -C "$top" "print-$1"; }
+
+libbpf=$(mkvar LIBBPF_A)
+bpftool=$(mkvar BPFTOOL)
+case $libbpf in /*) ;; *) libbpf=$top/$libbpf ;; esac
+case $bpftool in /*) ;; *) bpftool=$top/$bpftool ;; esac
+
+if [ -s "$libbpf" ]; then
+	pass "LIBBPF_A exists: $(mkvar LIBBPF_A)"
+else
+	fail "LIBBPF_A=$(mkvar LIBBPF_A) does not exist: see scripts/build-tools.sh"
+fi
+# .struct_ops.link needs libbpf >= 1.3: bpf_link__update_map is its API.
+if nm "$libbpf" 2>/dev/null | grep -q ' T bpf_link__update_map$'; then
+	pass "libbpf.a has bpf_link__update_map (libbpf >= 1.3)"
+else
+	fail "$libbpf lacks bpf_link__update_map: not libbpf 1.5"
+fi
+v=$("$bpftool" version 2>/dev/null | sed -n 's/.*v\([0-9]*\.[0-9]*\).*/\1/p' | head -1)
+if [ -n "$v" ] && [ "$(printf '%s\n7.5\n' "$v" | sort -V | head -1)" = 7.5 ]; then
+	pass "bpftool $v >= 7.5"
+else
+	fail "bpftool at $bpftool reports version '${v:-none}'"
+fi
+
+# The cache key: the same inputs give the same key; a changed script or
+# a changed make variable gives another.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+script=$top/scripts/build-tools.sh
+k0=$("$script" --key)
+cp "$script" "$tmp/a.sh"
+k1=$("$tmp/a.sh" --key)
+sed 's|libdir=/lib)|libdir=/lib64)|' "$script" >"$tmp/b.sh"
+printf '# a comment\n' | cat "$script" - >"$tmp/c.sh"
+chmod +x "$tmp"/*.sh
+k2=$("$tmp/b.sh" --key)
+k3=$("$tmp/c.sh" --key)
+if [ -n "$k0" ] && [ "$k0" = "$k1" ]; then
+	pass "tools key is stable ($k0)"
+else
+	fail "tools key changes with nothing changed: '$k0' '$k1'"
+fi
+if ! cmp -s "$script" "$tmp/b.sh" && [ "$k2" != "$k0" ]; then
+	pass "tools key covers the libbpf make variables"
+else
+	fail "tools key ignores a change of libdir"
+fi
+if [ "$k3" != "$k0" ]; then
+	pass "tools key covers build-tools.sh itself"
+else
+	fail "tools key ignores a change to build-tools.sh"
+fi
