@@ -44,7 +44,14 @@ link=$out/kernel
 [ "$debug" = 1 ] && link=$out/kernel-debug
 [ "$stock" = 1 ] && link=$out/kernel-stock
 
-mkdir -p "$out"
+mkdir -p "$out" "$cache"
+# Checkouts share the source tree and object directories: one build at a
+# time, the others wait and then find it cached.
+exec 9>"$cache/.kernel.lock"
+if ! flock -n 9; then
+	msg WAIT "another kernel build holds $cache/.kernel.lock"
+	flock 9
+fi
 if [ -s "$art/bzImage" ] && [ -s "$art/vmlinux" ]; then
 	msg CACHED "kernel $key"
 	ln -sfn "$art" "$link"

@@ -38,6 +38,15 @@ fi
 out=${1:?usage: build-tools.sh OUTDIR | --key}
 art=$cache/$key
 
+# Checkouts share the cache: one build at a time, the others wait and
+# then find it cached.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+	msg WAIT "another tools build holds $cache/.lock"
+	flock 9
+fi
+
 complete() {
 	local a
 	for a in "${artifacts[@]}"; do
