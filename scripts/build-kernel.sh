@@ -28,8 +28,11 @@ die() { echo "build-kernel: $*" >&2; exit 1; }
 
 fragments=("$top/kernel/config")
 [ "$debug" = 1 ] && fragments+=("$top/kernel/config-debug")
-patches=("$top"/kernel/patches/*.patch)
-[ -e "${patches[0]}" ] || patches=()
+patches=()
+for p in "$top"/kernel/patches/*.patch; do
+	# The cover letter has no diff.
+	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
+done
 stock=${TSQ_STOCK:-0}
 [ "$stock" = 1 ] && patches=()
 

@@ -8,7 +8,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${TSQ_CACHE:-/var/cache/tsq}
 src_id=$(stat -c '%s-%Y' "${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}")
 tree=$cache/src/pristine-$src_id
-patches=("$top"/kernel/patches/*.patch)
+cover=$top/kernel/patches/0000-cover-letter.patch
+patches=()
+for p in "$top"/kernel/patches/*.patch; do
+	[ "$p" = "$cover" ] || patches+=("$p")
+done
 
 if [ ! -f "$tree/.tsq-complete" ]; then
 	echo "FAIL: no unpacked source at $tree (make kernel first)"
@@ -39,3 +43,39 @@ for p in "${patches[@]}"; do
 		echo "FAIL: checkpatch --strict ${p##*/}: $(echo "$out" | head -3)"
 	fi
 done
+
+# The form upstream asks for: a cover letter, every subject tagged for
+# bpf-next as an RFC, and a series small enough to review.
+n=${#patches[@]}
+if [ -f "$cover" ] && grep -q "^Subject: \[PATCH RFC bpf-next 0/$n\]" "$cover"; then
+	pass_cover=1
+	echo "PASS: cover letter [PATCH RFC bpf-next 0/$n]"
+else
+	echo "FAIL: no cover letter tagged [PATCH RFC bpf-next 0/$n] at ${cover#"$top"/}"
+fi
+bad=$(for p in "${patches[@]}"; do
+	grep -q "^Subject: \[PATCH RFC bpf-next [0-9]*/$n\]" "$p" || echo "${p##*/}"
+done)
+if [ -z "$bad" ]; then
+	echo "PASS: every patch tagged [PATCH RFC bpf-next N/$n]"
+else
+	echo "FAIL: not tagged [PATCH RFC bpf-next N/$n]: $bad"
+fi
+# The cover letter names the test setup and carries numbers.
+if [ -n "${pass_cover:-}" ] && grep -q 'QEMU' "$cover" && grep -q 'vCPU' "$cover" &&
+   grep -Eq '[0-9]+(\.[0-9]+)? (KB|ms)' "$cover"; then
+	echo "PASS: cover letter names QEMU, vCPUs and measured KB/ms"
+else
+	echo "FAIL: cover letter lacks the test setup or numbers"
+fi
+# Added lines, the documentation page apart (its own patch).
+code=$(for p in "${patches[@]}"; do
+	awk '/^diff --git/ { doc = ($3 ~ /^a\/Documentation\//) }
+	     /^\+/ && !/^\+\+\+/ && !doc { n++ } END { print n + 0 }' "$p"
+done | paste -sd+ | bc)
+all=$(cat "${patches[@]}" | grep '^+' | grep -vc '^+++')
+if [ "$code" -le 420 ]; then
+	echo "PASS: series adds $code lines of code, $((all - code)) of documentation (about 400 wanted)"
+else
+	echo "FAIL: series adds $code lines of code, over 420"
+fi
