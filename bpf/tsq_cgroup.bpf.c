@@ -22,8 +22,18 @@
  *   budget    the cgroup's bytes in queues, split evenly among its
  *             sockets active in the last window (tsq_cgrp_state), and
  *             TSO packets sized to half a share.
- * The kernel clamps whatever is returned (two skbs minimum for the limit,
- * [1, gso_max_segs] segments).
+ * The kernel bounds whatever is returned (the limit not below stock's,
+ * up to two skbs; [1, gso_max_segs] segments).
+ *
+ * The kernel calls the two callbacks only for sockets that opted in
+ * (BPF_SOCK_OPS_TSQ_CB_FLAG); other sockets never run a program.
+ * policy_opt_in, a sock_ops program at the cgroup2 root, opts a socket in
+ * when it is established (connect or accept) if its cgroup or an ancestor
+ * has a policy: once per connection, on the one path both ends share,
+ * with nothing per packet. The alternatives were a check in every
+ * sendmsg() or a sock_ops program per policy cgroup to keep attached.
+ * After a policy change, policy_sync walks the established sockets and
+ * opts them in or out, so running connections follow the change.
  *
  * Tracepoints keep the books: inet_sock_set_state counts established
  * sockets per cgroup (and those about to share a budget), tcp_destroy_sock
@@ -37,6 +47,8 @@
 #include "tsq.h"
 
 char _license[] SEC("license") = "GPL";
+
+#define SOL_TCP 6	/* a macro, so not in vmlinux.h */
 
 struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym;
@@ -312,8 +324,13 @@ __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 	return out;
 }
 
+/* The same answer for both call sites: at TCP_TSQ_TSO_SIZE_GOAL segs is
+ * what sendmsg() would put in one skb, and the policy's cap applies there
+ * just as it does to the autosized count of TCP_TSQ_TSO_XMIT.
+ */
 SEC("struct_ops")
-__u32 BPF_PROG(policy_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs)
+__u32 BPF_PROG(policy_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs,
+	       enum tcp_tsq_tso_site site)
 {
 	struct tsq_sk *s = sk_policy(sk);
 	struct tsq_stats *st;
@@ -463,6 +480,87 @@ int BPF_PROG(policy_rmdir, struct cgroup *cgrp, const char *path)
 	ctl = bpf_map_lookup_elem(&tsq_ctl, &zero);
 	if (had && ctl)
 		__sync_fetch_and_add(&ctl->gen, 1);
+	return 0;
+}
+
+struct optin_walk {
+	struct cgroup *cg;
+	bool found;
+};
+
+static long optin_step(__u64 i, struct optin_walk *w)
+{
+	struct tsq_policy *p;
+
+	if (!w->cg)
+		return 1;
+	p = bpf_cgrp_storage_get(&tsq_cgrp_policy, w->cg, 0, 0);
+	if (p && (p->flags & TSQ_POLICY_ALL)) {
+		w->found = true;
+		return 1;
+	}
+	w->cg = w->cg->self.parent ? w->cg->self.parent->cgroup : NULL;
+	return 0;
+}
+
+/* Whether the socket's cgroup or any ancestor has a policy; bpf_loop()
+ * walks up however deep the tree is.
+ */
+static bool wants_hook(struct tcp_sock *tp)
+{
+	struct optin_walk w = {};
+
+	w.cg = tp->inet_conn.icsk_inet.sk.sk_cgrp_data.cgroup;
+	if (!w.cg)
+		return false;
+	bpf_loop(w.cg->level + 1, optin_step, &w, 0);
+	return w.found;
+}
+
+/* New connections: opted in when established, if their cgroup has a
+ * policy then.
+ */
+SEC("sockops")
+int policy_opt_in(struct bpf_sock_ops *skops)
+{
+	struct bpf_sock *sk;
+	struct tcp_sock *tp;
+
+	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB &&
+	    skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+		return 1;
+	sk = skops->sk;
+	if (!sk)
+		return 1;
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (tp && wants_hook(tp))
+		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
+					  BPF_SOCK_OPS_TSQ_CB_FLAG);
+	return 1;
+}
+
+/* Existing connections, after a policy change: user space runs this
+ * iterator (tsq_bump_gen()), which opts in the sockets that gained a
+ * policy and out those that lost theirs, in the caller's netns.
+ */
+SEC("iter/tcp")
+int policy_sync(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+	int flags, want;
+
+	if (!skc)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp || tp->inet_conn.icsk_inet.sk.__sk_common.skc_state != TCP_ESTABLISHED)
+		return 0;
+	if (bpf_getsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS, &flags, sizeof(flags)))
+		return 0;
+	want = wants_hook(tp) ? flags | BPF_SOCK_OPS_TSQ_CB_FLAG :
+				flags & ~BPF_SOCK_OPS_TSQ_CB_FLAG;
+	if (want != flags)
+		bpf_setsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS, &want, sizeof(want));
 	return 0;
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_fixed: one TSQ limit and one TSO size cap for every TCP socket.
+/* tsq_fixed: one TSQ limit and one TSO size cap for every TCP socket that
+ * opted in to the hook (the tests opt every connection in with
+ * tests/bpf/tsq_optin.bpf.c).
  *
  * The smallest useful tcp_tsq_ops policy, and the reference the per-cgroup
  * policy is measured against. Both values come from the tsq_fixed_cfg map

@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cgroup.h"
 #include "tsq.h"
 #include "tsq_bpf.h"
 #include "tsq_cgroup.skel.h"
@@ -24,7 +25,7 @@
 static const char *const pinned_names[] = {
 	TSQ_PIN_LINK, TSQ_PIN_THROTTLE, TSQ_PIN_POLICY, TSQ_PIN_CTL,
 	TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS, TSQ_PIN_SK_STATE,
-	TSQ_PIN_SK_DESTROY, TSQ_PIN_RMDIR,
+	TSQ_PIN_SK_DESTROY, TSQ_PIN_RMDIR, TSQ_PIN_OPTIN, TSQ_PIN_SYNC,
 };
 
 static void pin_path(char *buf, size_t len, const char *name)
@@ -103,6 +104,36 @@ static int attach_pinned(struct bpf_program *prog, const char *name)
 	return err;
 }
 
+static int pin_prog(struct bpf_program *prog, const char *name)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), name);
+	return bpf_program__pin(prog, path) ?: chmod(path, 0600) ? -errno : 0;
+}
+
+/* The sock_ops program that opts sockets with a policy in to the hook,
+ * at the cgroup2 root so that it sees every new connection.
+ */
+static int attach_optin(struct bpf_program *prog)
+{
+	char root[4096];
+	struct bpf_link *link;
+	int err, fd;
+
+	err = tsq_cgroup_mount(root, sizeof(root)) ?: tsq_cgroup_open(root, "", &fd);
+	if (err)
+		return err;
+	link = bpf_program__attach_cgroup(prog, fd);
+	err = link ? 0 : -errno;
+	close(fd);
+	if (err)
+		return err;
+	err = pin_link(link, TSQ_PIN_OPTIN);
+	bpf_link__destroy(link);
+	return err;
+}
+
 int tsq_attach(void)
 {
 	struct bpf_link *link = NULL;
@@ -131,6 +162,8 @@ int tsq_attach(void)
 	      attach_pinned(skel->progs.policy_sk_state, TSQ_PIN_SK_STATE) ?:
 	      attach_pinned(skel->progs.policy_sk_destroy, TSQ_PIN_SK_DESTROY) ?:
 	      attach_pinned(skel->progs.policy_rmdir, TSQ_PIN_RMDIR) ?:
+	      attach_optin(skel->progs.policy_opt_in) ?:
+	      pin_prog(skel->progs.policy_sync, TSQ_PIN_SYNC) ?:
 	      pin_link(link, TSQ_PIN_LINK);
 out:
 	if (err) {
@@ -164,6 +197,33 @@ __u32 tsq_link_id(int fd)
 	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
+/* Run the pinned policy_sync iterator to its end: it does its work as it
+ * visits each socket and prints nothing.
+ */
+static int sync_sockets(void)
+{
+	int prog = tsq_pinned(TSQ_PIN_SYNC), link, iter, err = 0;
+	char buf[64];
+	ssize_t n;
+
+	if (prog < 0)
+		return prog;
+	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
+	close(prog);
+	if (link < 0)
+		return -errno;
+	iter = bpf_iter_create(link);
+	close(link);
+	if (iter < 0)
+		return -errno;
+	while ((n = read(iter, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(iter);
+	return err;
+}
+
 /* Atomic, through the mapped array: cgroup_rmdir bumps it too. */
 int tsq_bump_gen(void)
 {
@@ -179,5 +239,5 @@ int tsq_bump_gen(void)
 		return -errno;
 	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
 	munmap(ctl, page);
-	return 0;
+	return sync_sockets();
 }

@@ -19,6 +19,8 @@
 #define TSQ_PIN_SK_STATE	"sk_state"	/* tp_btf link, socket counter */
 #define TSQ_PIN_SK_DESTROY	"sk_destroy"	/* tp_btf link, its backstop */
 #define TSQ_PIN_RMDIR		"rmdir"		/* tp_btf link, removed cgroups */
+#define TSQ_PIN_OPTIN		"optin"		/* sock_ops link at the cgroup2 root */
+#define TSQ_PIN_SYNC		"sync"		/* iter/tcp program: opt sockets in/out */
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
 bool tsq_hook_present(void);
@@ -43,7 +45,10 @@ int tsq_pinned(const char *name);
 /* The id of a BPF link, for messages; 0 if the kernel would not say. */
 __u32 tsq_link_id(int fd);
 
-/* After a policy change: make sockets resolve their policy again. */
+/* After a policy change: make sockets resolve their policy again, and opt
+ * the established sockets of the caller's netns in to the hook or out of
+ * it as their cgroup now has a policy or not.
+ */
 int tsq_bump_gen(void);
 
 #endif /* __TSQ_BPF_H */
