@@ -43,7 +43,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
 BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
-	      $(OUTPUT)/stallwatch
+	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs
 BENCH_PROGS := $(OUTPUT)/scale_maps
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -125,6 +125,29 @@ $(OUTPUT)/scale_maps: bench/scale_maps.c user/tsq_bpf.c user/tsq_bpf.h \
 $(OUTPUT)/stallwatch: tests/vm/stallwatch.c $(OUTPUT)/tsq_stallwatch.skel.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
+
+# tests/selftests/bpf: laid out as in the kernel's tools/testing/selftests/bpf
+# (prog_tests/ and progs/), built with a small test_progs of our own.
+ST := tests/selftests/bpf
+ST_OUT := $(OUTPUT)/selftests
+ST_PROGS := $(patsubst $(ST)/progs/%.c,%,$(wildcard $(ST)/progs/*.c))
+ST_SKELS := $(addprefix $(ST_OUT)/,$(addsuffix .skel.h,$(ST_PROGS)))
+
+$(ST_OUT):
+	$(Q)mkdir -p $@
+
+$(ST_OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(ST_OUT) tools
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(ST)/progs -c $< -o $@
+
+$(ST_OUT)/%.skel.h: $(ST_OUT)/%.bpf.o | tools
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(OUTPUT)/test_progs: $(ST)/test_progs.c $(wildcard $(ST)/prog_tests/*.c) $(ST)/test_progs.h \
+		      $(ST_SKELS) | tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -I$(ST_OUT) -I$(ST) $(filter %.c,$^) $(LDLIBS) -o $@
 
 $(OUTPUT)/rrprobe: tests/vm/rrprobe.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -3,7 +3,10 @@
  *
  *   hook_test attach MAP DIR [limit BYTES] [tso BYTES]
  *	attach struct_ops MAP (tsq_fixed, or one of tsq_misbehave's), pin
- *	the link, and for tsq_fixed its cfg and stats maps, under DIR
+ *	the link, and for tsq_fixed its cfg and stats maps, under DIR;
+ *	tsq_optin at the cgroup2 root opts every new connection in
+ *   hook_test optin DIR	only tsq_optin, pinned as DIR/optin (tests that
+ *				attach the hook themselves)
  *   hook_test detach DIR	BPF_LINK_DETACH the pinned link, remove DIR
  *   hook_test calls DIR	print the hook calls counted so far
  *   hook_test TEST		exclusive | update | replace | hup | refuse |
@@ -33,6 +36,7 @@
 #include "tsq_fixed.skel.h"
 #include "tsq_misbehave.skel.h"
 #include "tsq_no_ops.skel.h"
+#include "tsq_optin.skel.h"
 #include "tsq_writer.skel.h"
 
 static int failures;
@@ -106,6 +110,58 @@ static int parse_u32(const char *s, __u32 *out)
 	return 0;
 }
 
+/* The cgroup2 mount point, from /proc/self/mounts. */
+static int cgroup2_root(char *buf, size_t len)
+{
+	char dev[64], dir[256], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %255s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(buf, len, "%s", dir);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* Attach tsq_optin at the cgroup2 root and pin its link as DIR/optin,
+ * unless it is there already.
+ */
+static int attach_optin(const char *dir)
+{
+	struct tsq_optin *skel;
+	struct bpf_link *link = NULL;
+	char path[256];
+	int err, cg;
+
+	snprintf(path, sizeof(path), "%s/optin", dir);
+	if (!access(path, F_OK))
+		return 0;
+	skel = tsq_optin__open_and_load();
+	if (!skel)
+		return -errno;
+	err = cgroup2_root(path, sizeof(path));
+	cg = err ? -1 : open(path, O_RDONLY | O_DIRECTORY);
+	if (!err && cg < 0)
+		err = -errno;
+	if (!err) {
+		link = bpf_program__attach_cgroup(skel->progs.optin_all, cg);
+		err = link ? 0 : -errno;
+		close(cg);
+	}
+	snprintf(path, sizeof(path), "%s/optin", dir);
+	err = err ?: bpf_link__pin(link, path);
+	bpf_link__destroy(link);
+	tsq_optin__destroy(skel);
+	return err;
+}
+
 static int cmd_attach(int argc, char **argv)
 {
 	const char *name = argv[0], *dir = argv[1];
@@ -164,6 +220,7 @@ static int cmd_attach(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/link", dir);
 	err = err ?: bpf_link__pin(link, path);
+	err = err ?: attach_optin(dir);
 out:
 	if (err)
 		fprintf(stderr, "hook_test: attach %s: %s\n", name, strerror(-err));
@@ -175,7 +232,7 @@ out:
 
 static int cmd_detach(const char *dir)
 {
-	const char *files[] = { "link", "cfg", "stats", "bss" };
+	const char *files[] = { "link", "optin", "cfg", "stats", "bss" };
 	char path[256];
 	int fd, err;
 
@@ -576,6 +633,14 @@ int main(int argc, char **argv)
 
 	if (argc >= 4 && !strcmp(argv[1], "attach") && argc % 2 == 0)
 		return cmd_attach(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "optin")) {
+		int err = mkdir(argv[2], 0700) && errno != EEXIST ? -errno : 0;
+
+		err = err ?: attach_optin(argv[2]);
+		if (err)
+			fprintf(stderr, "hook_test: optin: %s\n", strerror(-err));
+		return err ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "detach"))
 		return cmd_detach(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "calls"))

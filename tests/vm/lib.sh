@@ -141,4 +141,9 @@ TSQCTL=$OUT/tsqctl
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }
 hook_calls() { "$HOOK_TEST" calls "$PIN"; }
-cleanup_hook() { [ ! -e "$PIN/link" ] || detach; }
+optin() { "$HOOK_TEST" optin "$PIN"; }
+cleanup_hook() {
+	[ ! -e "$PIN/link" ] || detach
+	rm -f "$PIN/optin"
+	rmdir "$PIN" 2>/dev/null
+}

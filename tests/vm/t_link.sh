@@ -11,7 +11,8 @@ for t in exclusive refuse unpriv; do
 	if "$HOOK_TEST" "$t"; then pass "link: $t"; else fail "link: $t"; fi
 done
 
-# These need traffic through the hook.
+# These need traffic through the hook: flows that opted in.
+optin || fail "hook_test optin"
 flow bg 15 2 &
 bg=$!
 sleep 1

@@ -16,6 +16,8 @@
 
 tbf_on 100mbit
 for i in 1 2 3 4; do iperf_server 520$i; done
+# The flows must opt in when they connect, before the hook comes and goes.
+optin || fail "hook_test optin"
 stallwatch_begin race 5201 5204
 pids=()
 for i in 1 2 3 4; do
