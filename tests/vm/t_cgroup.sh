@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Per-cgroup policy through tsqctl and tsq_cgroup: different cgroups get
 # different queues in the same run, children inherit, a child's own policy
-# wins, changes reach running flows, bad input changes nothing, reset
+# wins, changes reach running flows that opted in, bad input changes nothing, reset
 # restores stock.
 . "$(dirname "$0")/lib.sh"
 
@@ -46,17 +46,19 @@ log "bbr at --fq-rate 40000000 with limit-us 1000: $(goodput paced) Mbit/s, mean
 check "limit-us 1000 (pacing capped at 40 Mbit/s): mean limit about 5000 B" 'l >= 1000 && l <= 5250' l="$lm"
 check "limit-us 1000: the flow moved data" 'g > 1' g="$(goodput paced)"
 
-# A running flow in bulk-b picks the policy up without reconnecting.
-CG=$cgr/bulk-b flow live 10 1 &
+# A running flow that opted in follows a change of its policy at its next
+# transmit, without reconnecting: bulk-a's 8 KB limit raised to 256 KB.
+CG=$cgr/bulk-a flow live 10 1 &
 pid=$!
 sample live "$pid" &
 spl=$!
 sleep 4
-"$TSQCTL" set /bulk-b limit 8k tso 8k
+"$TSQCTL" set /bulk-a limit 256k
 wait "$pid" "$spl"
-log "live: peak $(peak live 1000 4000) B before set, $(peak live 5500 10000) B after"
-check "running flow before set: stock" 'p >= 60000' p="$(peak live 1000 4000)"
-check "running flow after set: <= 20 KB" 'p <= 20480' p="$(peak live 5500 10000)"
+"$TSQCTL" set /bulk-a limit 8k tso 8k
+log "live: peak $(peak live 1000 4000) B before the change, $(peak live 5500 10000) B after"
+check "running flow before the change: <= 20 KB" 'p <= 20480' p="$(peak live 1000 4000)"
+check "running flow after the change to 256 KB: stock-sized queue" 'p >= 60000' p="$(peak live 5500 10000)"
 
 stats=$("$TSQCTL" -j stats)
 log "stats: $stats"
