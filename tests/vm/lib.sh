@@ -138,6 +138,20 @@ measure() {
 
 TSQCTL=$OUT/tsqctl
 
+# ms since boot, for "within N ms" checks.
+now_ms() { read -r up _ </proc/uptime; echo $(( ${up/./} * 10 )); }
+# until_ok MS CMD...: run CMD every 50 ms until it succeeds; prints the ms taken.
+until_ok() {
+	local t0 limit=$1
+	shift
+	t0=$(now_ms)
+	while ! "$@" >/dev/null 2>&1; do
+		[ $(( $(now_ms) - t0 )) -gt "$limit" ] && { echo 999999; return 1; }
+		sleep 0.05
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }
 hook_calls() { "$HOOK_TEST" calls "$PIN"; }

@@ -16,19 +16,6 @@ conf=$TMP/tsq.conf
 printf '# test policies\n/bulk limit 8k tso 8k\n' >"$conf"
 echo '/later limit 4k' >"$TMP/conf.d/later.conf"
 
-# ms since boot, for "within N ms" checks.
-now_ms() { read -r up _ </proc/uptime; echo $(( ${up/./} * 10 )); }
-# until_ok MS CMD...: run CMD every 50 ms until it succeeds; prints the ms taken.
-until_ok() {
-	local t0 limit=$1
-	shift
-	t0=$(now_ms)
-	while ! "$@" >/dev/null 2>&1; do
-		[ $(( $(now_ms) - t0 )) -gt "$limit" ] && { echo 999999; return 1; }
-		sleep 0.05
-	done
-	echo $(( $(now_ms) - t0 ))
-}
 shown() { "$TSQCTL" -j show | jq -e --arg c "$1" "[.[] | select(.cgroup == \$c)$2] | length == 1" >/dev/null; }
 not_shown() { ! shown "$1"; }
 metrics() { curl -sf "http://127.0.0.1:9731$1"; }

@@ -54,8 +54,9 @@ static char mount_point[PATH_MAX];
 enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
 
 struct daemon {
-	int ep, sig, conf_in, cg_in, soon, tick, http, link, policy;
+	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
 	bool reload, sync;
+	struct http_server *http;
 	struct policies ps;
 	unsigned long long last_throttles;
 	time_t last_log;
@@ -303,7 +304,7 @@ static int run(struct daemon *d)
 				}
 				break;
 			case EV_HTTP:
-				http_serve_one(d->http, serve, d);
+				http_process(d->http);
 				break;
 			case EV_LINK:
 				log_info("the link was detached (tsqctl reset?): exiting");
@@ -388,20 +389,21 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .http = -1 };
+	struct daemon d = {};
 	char err[256];
 	sigset_t mask;
+	int ret;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
 	libbpf_set_print(quiet);
 	if (strcmp(listen_spec, "none")) {
-		d.http = http_listen(listen_spec, err, sizeof(err));
-		if (d.http == -EINVAL) {
+		d.http = http_open(listen_spec, serve, &d, &ret, err, sizeof(err));
+		if (!d.http && ret == -EINVAL) {
 			fprintf(stderr, "tsqd: %s\n", err);
 			return 2;
 		}
-		if (d.http < 0)
+		if (!d.http)
 			die("%s", err);
 	}
 	preflight();
@@ -434,7 +436,8 @@ int main(int argc, char **argv)
 	add_fd(&d, d.cg_in, EV_CGROUP, EPOLLIN);
 	add_fd(&d, d.soon, EV_SOON, EPOLLIN);
 	add_fd(&d, d.tick, EV_TICK, EPOLLIN);
-	add_fd(&d, d.http, EV_HTTP, EPOLLIN);
+	if (d.http)
+		add_fd(&d, http_fd(d.http), EV_HTTP, EPOLLIN);
 	/* A struct_ops link reports its detach as EPOLLHUP. */
 	add_fd(&d, d.link, EV_LINK, EPOLLHUP);
 	arm(d.tick, 1000, 1000);
@@ -443,7 +446,7 @@ int main(int argc, char **argv)
 	snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
 		 d.ps.nr, d.ps.pending);
 	notify(err);
-	if (d.http >= 0)
+	if (d.http)
 		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);
 	return run(&d);
 }
