@@ -46,7 +46,12 @@ static int bad_input(const char *fmt, ...)
 
 static int failed(int err, const char *what)
 {
-	if (err == -ENOENT)
+	char why[256] = "";
+
+	if ((err == -EPERM || err == -ENOTDIR) && tsq_pin_dir_check(why, sizeof(why)) &&
+	    why[0])
+		fprintf(stderr, "tsqctl: %s: %s\n", what, why);
+	else if (err == -ENOENT)
 		fprintf(stderr, "tsqctl: %s: tsq is not attached (start tsqd or run 'tsqctl attach')\n",
 			what);
 	else

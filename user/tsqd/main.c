@@ -106,8 +106,13 @@ static void preflight(void)
 /* Adopt the pinned link if there is one, else attach. Returns its fd. */
 static int attach_or_adopt(void)
 {
-	int fd = tsq_pinned(TSQ_PIN_LINK), err;
+	char why[256] = "";
+	int fd, err;
 
+	err = tsq_pin_dir_check(why, sizeof(why));
+	if (err && err != -ENOENT)
+		die("%s", why);
+	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, tsq_link_id(fd));
 		return fd;
@@ -116,6 +121,20 @@ static int attach_or_adopt(void)
 	if (!tsq_hook_present())
 		die("this kernel has no tcp_tsq_ops hook (the tsq kernel series is not applied; see kernel/README.md)");
 	err = tsq_attach();
+	/* Another tsqd or tsqctl attached since the look above. */
+	if (err == -EEXIST) {
+		fd = tsq_pinned(TSQ_PIN_LINK);
+		if (fd >= 0) {
+			log_info("adopted pinned state in %s, link id %u (attached meanwhile)",
+				 TSQ_PIN_DIR, tsq_link_id(fd));
+			return fd;
+		}
+		err = fd;
+	}
+	why[0] = '\0';
+	if ((err == -EPERM || err == -ENOTDIR) && tsq_pin_dir_check(why, sizeof(why)) &&
+	    why[0])
+		die("attach: %s", why);
 	if (err)
 		die("attach: %s", strerror(-err));
 	fd = tsq_pinned(TSQ_PIN_LINK);
