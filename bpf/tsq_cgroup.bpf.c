@@ -145,7 +145,7 @@ static void unpend(struct tsq_sk *s)
 static void resolve(const struct sock *sk, struct tsq_sk *s)
 {
 	struct cgroup *cg;
-	int level;
+	int level, i;
 
 	unpend(s);
 	s->share_win = 0;
@@ -154,8 +154,11 @@ static void resolve(const struct sock *sk, struct tsq_sk *s)
 	cg = bpf_cgroup_from_id(sk_cgid(sk));
 	if (!cg)
 		return;
+	/* Every level up to the root: a fixed bound would be a depth below
+	 * which a delegated subtree escapes its policy.
+	 */
 	level = cg->level;
-	for (int i = 0; i < TSQ_MAX_DEPTH && level - i >= 0; i++) {
+	bpf_for(i, 0, level + 1) {
 		struct cgroup *anc = bpf_cgroup_ancestor(cg, level - i);
 		struct tsq_policy *p;
 

@@ -97,6 +97,4 @@ struct tsq_cgrp_socks {
 	__s64 established;
 };
 
-#define TSQ_MAX_DEPTH		16	/* cgroup levels searched for a policy */
-
 #endif /* __TSQ_H */
