@@ -183,13 +183,18 @@ static bool refresh(const struct sock *sk, struct tsq_sk *s)
 {
 	struct tsq_ctl *ctl;
 	__u32 zero = 0;
+	__u64 gen;
 
 	ctl = bpf_map_lookup_elem(&tsq_ctl, &zero);
 	if (!ctl)
 		return false;
-	if (s->gen != ctl->gen + 1) {
+	/* Once: a bump during resolve() must leave s behind, to resolve
+	 * again at the next call, not be recorded as seen.
+	 */
+	gen = *(volatile __u64 *)&ctl->gen;
+	if (s->gen != gen + 1) {
 		resolve(sk, s);
-		s->gen = ctl->gen + 1;
+		s->gen = gen + 1;
 	}
 	return s->cgid;
 }
