@@ -65,21 +65,21 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_stats);
 } tsq_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_cgrp_state);
 } tsq_cgrp_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_cgrp_socks);
 } tsq_cgrp_socks SEC(".maps");

@@ -249,7 +249,8 @@ static int parse_line(struct tsq_conf *conf, const char *file,
 	}
 	if (conf->nr >= TSQ_CONF_MAX_ENTRIES)
 		return fail(err, errlen, file, lineno,
-			    "more than %u entries", TSQ_CONF_MAX_ENTRIES);
+			    "more than %u entries, the most tsq's maps hold",
+			    TSQ_CONF_MAX_ENTRIES);
 
 	ret = reserve(conf);
 	if (ret)

@@ -19,7 +19,7 @@
 #define TSQ_CONF_FILE		"/etc/tsq/tsq.conf"
 #define TSQ_CONF_DIR		"/etc/tsq/tsq.conf.d"
 #define TSQ_CONF_MAX_LINE	4096		/* bytes, without the newline */
-#define TSQ_CONF_MAX_ENTRIES	100000		/* in all files together */
+#define TSQ_CONF_MAX_ENTRIES	TSQ_MAX_CGROUPS	/* in all files together: the maps' size */
 #define TSQ_CONF_MAX_FILE	(64 << 20)	/* bytes */
 
 struct tsq_conf_entry {

@@ -161,6 +161,7 @@ static void test_max_entries(void)
 {
 	size_t len = (TSQ_CONF_MAX_ENTRIES + 1) * 20, off = 0;
 	struct tsq_conf conf;
+	char want[256];
 	char *buf;
 	int ret, i;
 
@@ -171,23 +172,26 @@ static void test_max_entries(void)
 		off += sprintf(buf + off, "/c%d limit 1\n", i);
 	tsq_conf_init(&conf, MNT);
 	ret = tsq_conf_parse_buf(&conf, "t.conf", buf, off, err, sizeof(err));
-	ASSERT(!ret && conf.nr == TSQ_CONF_MAX_ENTRIES,
-	       "conf: 100000 entries");
+	check(!ret && conf.nr == TSQ_CONF_MAX_ENTRIES && TSQ_CONF_MAX_ENTRIES == TSQ_MAX_CGROUPS,
+	      tname("conf: %u entries, as many as the maps hold", TSQ_MAX_CGROUPS),
+	      "ret %d nr %zu: %s", ret, conf.nr, err);
 	tsq_conf_free(&conf);
 
 	off += sprintf(buf + off, "/c%d limit 1\n", i);
 	ret = tsq_conf_parse_buf(&conf, "t.conf", buf, off, err, sizeof(err));
-	ASSERT(ret == -EINVAL && conf.nr == 0 &&
-	       !strcmp(err, "t.conf:100001: more than 100000 entries"),
-	       "conf: 100001 entries refused");
+	snprintf(want, sizeof(want), "t.conf:%u: more than %u entries, the most tsq's maps hold",
+		 TSQ_MAX_CGROUPS + 1, TSQ_MAX_CGROUPS);
+	check(ret == -EINVAL && conf.nr == 0 && !strcmp(err, want),
+	      "conf: one entry more than the maps hold refused", "\"%s\"", err);
 	tsq_conf_free(&conf);
 
 	/* The limit counts all files together. */
 	ret = parse(&conf, "a.conf", "/x limit 1\n");
 	ret = ret ?: tsq_conf_parse_buf(&conf, "b.conf", buf, off - 14, err,
 					sizeof(err));
-	ASSERT(ret == -EINVAL && conf.nr == 1 &&
-	       !strcmp(err, "b.conf:100000: more than 100000 entries"),
+	snprintf(want, sizeof(want), "b.conf:%u: more than %u entries",
+		 TSQ_MAX_CGROUPS, TSQ_MAX_CGROUPS);
+	ASSERT(ret == -EINVAL && conf.nr == 1 && !strncmp(err, want, strlen(want)),
 	       "conf: entry limit across files");
 	tsq_conf_free(&conf);
 	free(buf);
