@@ -5,7 +5,9 @@
 # reads; tsqd must go on with its work: a new cgroup gets its policy
 # within a second, a scrape is answered within a second, SIGTERM ends it
 # within a second. (Before http.c kept connections in the event loop,
-# each slow client held the daemon for a second per read.)
+# each slow client held the daemon for a second per read.) And a cgroup
+# tree that never stops changing must not postpone the policy of a new
+# cgroup (each event used to push the sync 20 ms further).
 . "$(dirname "$0")/lib.sh"
 
 TSQD=$OUT/tsqd
@@ -13,7 +15,7 @@ URL=http://127.0.0.1:9731
 cgr=/sys/fs/cgroup
 conf=$TMP/tsq.conf
 mkdir -p "$TMP/conf.d"
-echo '/late limit 4k' >"$conf"
+printf '/late limit 4k\n/churned limit 8k\n' >"$conf"
 # shown CGROUP LIMIT: tsqctl shows that policy.
 shown() {
 	"$TSQCTL" -j show | jq -e --arg c "$1" --argjson l "$2" \
@@ -26,6 +28,19 @@ logged() {
 	local l
 	while IFS= read -r l; do [[ $l == *"$1"* ]] && return 0; done <"$TMP/tsqd.log"
 	return 1
+}
+# until_logged MS TEXT: the ms until logged TEXT, or 999999; polls every
+# 10 ms with read -t on a FIFO nobody writes, not sleep(1).
+mkfifo "$TMP/never"
+exec {never}<>"$TMP/never"
+until_logged() {
+	local t0
+	t0=$(now_ms)
+	until logged "$2"; do
+		(( $(now_ms) - t0 > $1 )) && { echo 999999; return 1; }
+		read -r -t 0.01 -u "$never"
+	done
+	echo $(( $(now_ms) - t0 ))
 }
 # scrape_ms: ms from connecting to the status line of GET /metrics, or 999999.
 scrape_ms() {
@@ -67,7 +82,7 @@ close_slow() {
 slow_clients
 log "${#slow[@]} slow connections open"
 mkdir $cgr/late
-t=$(until_ok 5000 logged '/late: policy applied to /late')
+t=$(until_logged 5000 '/late: policy applied to /late')
 check "50 slow clients: a new cgroup gets its policy within 1 s" 't <= 1000' t="$t"
 check "50 slow clients: tsqctl shows /late's policy" 'r == 0' r="$(shown /late 4096 >/dev/null; echo $?)"
 check "50 slow clients: /metrics answered within 1 s" 't <= 1000' t="$(scrape_ms)"
@@ -86,8 +101,39 @@ check "50 slow clients: SIGTERM ends tsqd within 1 s, exit 0" 't <= 1000 && rc =
 	t="$t" rc="$rc"
 close_slow
 
+# A cgroup made and removed in a tight loop for 8 s (cgroup2 refuses
+# rename): an event every few ms, where each used to postpone the sync
+# by 20 ms more. One thread: more would take the CPU tsqd needs to see
+# each event in time, and its timer would fire in the gaps. /churned,
+# made meanwhile, must get its policy.
+start_tsqd
+until_ok 20000 curl -sf "$URL/metrics" >/dev/null
+/usr/bin/python3 -c '
+import os, sys, time
+d, n, t0 = "/sys/fs/cgroup/churn", 0, time.time()
+open(sys.argv[1], "w").close()
+while time.time() < t0 + 8:
+    os.mkdir(d)
+    os.rmdir(d)
+    n += 2
+print(int(n / (time.time() - t0)), file=open(sys.argv[1], "w"))
+' /run/tsq-churning &
+churn=$!
+until_ok 10000 test -e /run/tsq-churning >/dev/null
+sleep 0.5
+mkdir $cgr/churned
+t=$(until_logged 5000 '/churned: policy applied to /churned')
+check "a cgroup made while another churns gets its policy within 1 s" 't <= 1000' t="$t"
+check "... tsqctl shows it" 'r == 0' r="$(shown /churned 8192 >/dev/null; echo $?)"
+check "... while the churn still ran" 'r == 0' r="$(kill -0 $churn; echo $?)"
+wait $churn
+rate=$(cat /run/tsq-churning)
+check "the churn made an event every 10 ms or less" 'r >= 100' r="$rate"
+kill -TERM $tsqd_pid
+wait $tsqd_pid
 log "tsqd log: $(tr '\n' '|' <"$TMP/tsqd.log" | head -c 1000)"
 "$TSQCTL" reset
-rmdir $cgr/late
+rm -f /run/tsq-churning
+rmdir $cgr/late $cgr/churned
 check_dmesg tsqd_busy
 finish

@@ -45,6 +45,8 @@
 #endif
 #define CONF_SETTLE_MS		200	/* editors write files in steps */
 #define CGROUP_SETTLE_MS	20	/* systemd makes a unit's tree at once */
+#define SETTLE_MAX_MS		250	/* from the first event: a tree that keeps
+					 * changing does not postpone for ever */
 
 static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
 static const char *listen_spec = TSQD_LISTEN_DEFAULT;
@@ -56,6 +58,7 @@ enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
 struct daemon {
 	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
 	bool reload, sync;
+	long long settle_end;	/* CLOCK_MONOTONIC ms; 0: nothing waits */
 	struct http_server *http;
 	struct policies ps;
 	unsigned long long last_throttles;
@@ -160,6 +163,28 @@ static void arm(int tfd, unsigned int ms, unsigned int every_ms)
 	};
 
 	timerfd_settime(tfd, 0, &its, NULL);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Act ms after the latest event, but no later than SETTLE_MAX_MS after
+ * the first one that is still waiting.
+ */
+static void settle(struct daemon *d, unsigned int ms)
+{
+	long long now = now_ms();
+
+	if (!d->settle_end)
+		d->settle_end = now + SETTLE_MAX_MS;
+	if (now + ms > d->settle_end)
+		ms = d->settle_end > now ? d->settle_end - now : 1;
+	arm(d->soon, ms, 0);
 }
 
 static void watch_conf(struct daemon *d)
@@ -297,16 +322,17 @@ static int run(struct daemon *d)
 			case EV_CONF:
 				drain(d->conf_in);
 				d->reload = true;
-				arm(d->soon, CONF_SETTLE_MS, 0);
+				settle(d, CONF_SETTLE_MS);
 				break;
 			case EV_CGROUP:
 				drain(d->cg_in);
 				d->sync = true;
 				if (!d->reload)
-					arm(d->soon, CGROUP_SETTLE_MS, 0);
+					settle(d, CGROUP_SETTLE_MS);
 				break;
 			case EV_SOON:
 				drain(d->soon);
+				d->settle_end = 0;
 				if (d->reload)
 					reload(d, false);
 				else if (d->sync)
