@@ -121,6 +121,14 @@ t=$(until_ok 3000 sh -c "! kill -0 $tsqd_pid")
 wait $tsqd_pid
 rc=$?
 check "tsqctl reset: tsqd exits 0 within 2 s" 't <= 2000 && rc == 0' t="$t" rc="$rc"
+# tsqctl status names the process that holds tsqd's pid file, not one
+# that is merely called tsqd.
+cp /bin/sleep "$TMP/tsqd"
+"$TMP/tsqd" 30 &
+fake=$!
+check "a process named tsqd that is not the daemon: status says none" 'p == 0' \
+	p="$("$TSQCTL" -j status | jq .tsqd_pid)"
+kill $fake
 log "tsqd log: $(tr '\n' '|' <"$TMP/tsqd.log" | head -c 1500)"
 rmdir $cgr/bulk
 check_dmesg tsqd

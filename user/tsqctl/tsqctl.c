@@ -23,6 +23,7 @@
 #include "tsq_bpf.h"
 #include "tsq_report.h"
 #include "cgroup.h"
+#include "pidfile.h"
 #include "policy.h"
 #include "quote.h"
 #include "size.h"
@@ -360,32 +361,10 @@ static void print_nics(void)
 		printf("]");
 }
 
-/* The pid of a running tsqd, 0 if none: by its name in /proc. */
-static int tsqd_pid(void)
-{
-	struct dirent *de;
-	char path[64], comm[32];
-	int pid = 0;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return 0;
-	while (!pid && (de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
-		read_line(path, comm, sizeof(comm));
-		if (!strcmp(comm, "tsqd"))
-			pid = atoi(de->d_name);
-	}
-	closedir(d);
-	return pid;
-}
-
 static int cmd_status(int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64];
-	int fd = tsq_pinned(TSQ_PIN_LINK), daemon = tsqd_pid();
+	int fd = tsq_pinned(TSQ_PIN_LINK), daemon = tsq_pidfile_owner(TSQ_PIDFILE);
 	bool hook = tsq_hook_present(), attached = fd >= 0;
 	__u32 id = 0;
 

@@ -38,6 +38,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "pidfile.h"
 #include "policies.h"
 
 #ifndef BPF_FS_MAGIC
@@ -437,6 +438,7 @@ int main(int argc, char **argv)
 	struct daemon d = {};
 	char err[256];
 	sigset_t mask;
+	pid_t other = 0;
 	int ret;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
@@ -452,6 +454,12 @@ int main(int argc, char **argv)
 			die("%s", err);
 	}
 	preflight();
+	/* Held open until exit: the lock says tsqd runs (tsqctl status). */
+	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
+	if (ret == -EBUSY)
+		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
+	if (ret < 0)
+		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
