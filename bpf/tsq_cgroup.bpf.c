@@ -60,8 +60,8 @@ struct {
 	__type(value, struct tsq_ctl);
 } tsq_ctl SEC(".maps");
 
-/* Keyed by the id of the cgroup whose policy applies. tsqd deletes the
- * entries of removed cgroups.
+/* Keyed by the id of the cgroup whose policy applies. policy_rmdir
+ * deletes the entries of removed cgroups.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);

@@ -33,16 +33,39 @@
 static bool json;
 static char mount_point[4096];
 
+/* One line on stderr; rc is the exit status the caller returns. */
+static int complain(int rc, const char *fmt, va_list ap)
+{
+	fputs("tsqctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return rc;
+}
+
+/* The command line is wrong: exit 2, nothing changed. */
+__attribute__((format(printf, 1, 2)))
 static int bad_input(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fputs("tsqctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = complain(2, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
+	return rc;
+}
+
+/* The system cannot do it (no hook, already attached): exit 1. */
+__attribute__((format(printf, 1, 2)))
+static int refused(const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = complain(1, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static int failed(int err, const char *what)
@@ -114,10 +137,10 @@ static int cmd_attach(int argc, char **argv)
 	if (argc)
 		return bad_input("attach takes no arguments");
 	if (!tsq_hook_present())
-		return bad_input("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
+		return refused("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
 	err = tsq_attach();
 	if (err == -EEXIST)
-		return bad_input("already attached (%s)", TSQ_PIN_DIR);
+		return refused("already attached (%s)", TSQ_PIN_DIR);
 	return err ? failed(err, "attach") : 0;
 }
 
@@ -469,7 +492,7 @@ int main(int argc, char **argv)
 		libbpf_set_print(quiet);
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
-		return bad_input("no cgroup2 mount found");
+		return refused("no cgroup2 mount found");
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[0], cmds[i].name))

@@ -247,19 +247,20 @@ static const char *serve(const char *path, FILE *body, void *ctx)
 {
 	struct daemon *d = ctx;
 	struct tsq_report r;
+	bool json = !strcmp(path, "/stats.json");
 	const char *type;
 
-	if (!strcmp(path, "/metrics"))
-		type = "text/plain; version=0.0.4";
-	else if (!strcmp(path, "/stats.json"))
+	if (json)
 		type = "application/json";
+	else if (!strcmp(path, "/metrics"))
+		type = "text/plain; version=0.0.4";
 	else
 		return NULL;
 	if (tsq_report_collect(mount_point, &r)) {
-		fputs(type[0] == 'a' ? "[]\n" : "# tsq is not attached\n", body);
+		fputs(json ? "[]\n" : "# tsq is not attached\n", body);
 		return type;
 	}
-	if (type[0] == 'a')
+	if (json)
 		tsq_report_json(body, &r);
 	else
 		metrics_write(body, &r, d->ps.nr, d->ps.pending);
@@ -428,7 +429,8 @@ static void parse_args(int argc, char **argv)
 	}
 }
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* libbpf's warnings only: its info and debug lines are for -v tools. */
+static int libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
@@ -443,7 +445,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
-	libbpf_set_print(quiet);
+	libbpf_set_print(libbpf_warnings);
 	if (strcmp(listen_spec, "none")) {
 		d.http = http_open(listen_spec, serve, &d, &ret, err, sizeof(err));
 		if (!d.http && ret == -EINVAL) {
