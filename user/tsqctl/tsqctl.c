@@ -34,39 +34,23 @@ static bool json;
 static char mount_point[4096];
 
 /* One line on stderr; rc is the exit status the caller returns. */
-static int complain(int rc, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 3)))
+static int complain(int rc, const char *fmt, ...)
 {
+	va_list ap;
+
 	fputs("tsqctl: ", stderr);
+	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	return rc;
 }
 
 /* The command line is wrong: exit 2, nothing changed. */
-__attribute__((format(printf, 1, 2)))
-static int bad_input(const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = complain(2, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
+#define bad_input(...)	complain(2, __VA_ARGS__)
 /* The system cannot do it (no hook, already attached): exit 1. */
-__attribute__((format(printf, 1, 2)))
-static int refused(const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = complain(1, fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define refused(...)	complain(1, __VA_ARGS__)
 
 static int failed(int err, const char *what)
 {
