@@ -52,3 +52,8 @@ if [ ! -e /sys/fs/bpf/tsq ]; then
 else
 	echo "FAIL: /sys/fs/bpf/tsq exists after failed starts"
 fi
+if [ ! /run/tsq/tsqd.pid -nt "$t" ]; then
+	echo "PASS: no pid file written by the failed starts"
+else
+	echo "FAIL: /run/tsq/tsqd.pid written by a failed start"
+fi

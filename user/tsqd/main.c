@@ -456,12 +456,6 @@ int main(int argc, char **argv)
 			die("%s", err);
 	}
 	preflight();
-	/* Held open until exit: the lock says tsqd runs (tsqctl status). */
-	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
-	if (ret == -EBUSY)
-		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
-	if (ret < 0)
-		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -479,6 +473,15 @@ int main(int argc, char **argv)
 		die("setting up the event loop: %s", strerror(errno));
 
 	d.link = attach_or_adopt();
+	/* Held open until exit: the lock says tsqd runs (tsqctl status).
+	 * Only now, so that a start that failed leaves no file behind; a
+	 * second tsqd may have adopted the link by then, harmlessly.
+	 */
+	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
+	if (ret == -EBUSY)
+		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
+	if (ret < 0)
+		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
 	d.policy = tsq_pinned(TSQ_PIN_POLICY);
 	if (d.policy < 0)
 		die("policy map: %s", strerror(-d.policy));
