@@ -152,6 +152,27 @@ until_ok() {
 	echo $(( $(now_ms) - t0 ))
 }
 
+# until_logged MS TEXT: the ms until a line of $TMP/tsqd.log has TEXT,
+# or 999999. Bash alone, polling every 10 ms with read -t on a FIFO
+# nobody writes: an exec (sleep, grep, tsqctl) costs 0.1 s and more
+# under TCG, and would be timed instead of tsqd.
+logged() {
+	local l
+	while IFS= read -r l; do [[ $l == *"$1"* ]] && return 0; done <"$TMP/tsqd.log"
+	return 1
+}
+until_logged() {
+	local t0
+	[ -p "$TMP/never" ] || mkfifo "$TMP/never"
+	[ -n "${NEVER_FD:-}" ] || exec {NEVER_FD}<>"$TMP/never"
+	t0=$(now_ms)
+	until logged "$2"; do
+		(( $(now_ms) - t0 > $1 )) && { echo 999999; return 1; }
+		read -r -t 0.01 -u "$NEVER_FD"
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }
 hook_calls() { "$HOOK_TEST" calls "$PIN"; }

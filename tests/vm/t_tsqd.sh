@@ -37,8 +37,9 @@ check "a flow in /bulk: peak backlog <= 20 KB" 'p <= 20480' p="$(peak bulk)"
 
 # A cgroup that appears later gets its policy within a second.
 mkdir $cgr/later
-t=$(until_ok 3000 shown /later)
+t=$(until_logged 3000 '/later: policy applied to /later')
 check "new cgroup /later: policy applied within 1 s" 't <= 1000' t="$t"
+check "new cgroup /later: tsqctl shows it" 'r == 0' r="$(shown /later; echo $?)"
 rmdir $cgr/later
 t=$(until_ok 3000 not_shown /later)
 check "rmdir /later: gone from show" 't <= 1000' t="$t"

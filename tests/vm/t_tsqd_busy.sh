@@ -22,26 +22,8 @@ shown() {
 		'[.[] | select(.cgroup == $c and .limit == $l)] | length == 1'
 }
 
-# logged TEXT: a line of tsqd's log has TEXT. Bash alone, and so is
-# scrape_ms: an exec costs about 0.1 s under TCG, which would be timed too.
-logged() {
-	local l
-	while IFS= read -r l; do [[ $l == *"$1"* ]] && return 0; done <"$TMP/tsqd.log"
-	return 1
-}
-# until_logged MS TEXT: the ms until logged TEXT, or 999999; polls every
-# 10 ms with read -t on a FIFO nobody writes, not sleep(1).
-mkfifo "$TMP/never"
-exec {never}<>"$TMP/never"
-until_logged() {
-	local t0
-	t0=$(now_ms)
-	until logged "$2"; do
-		(( $(now_ms) - t0 > $1 )) && { echo 999999; return 1; }
-		read -r -t 0.01 -u "$never"
-	done
-	echo $(( $(now_ms) - t0 ))
-}
+# scrape_ms: bash alone, as until_logged (lib.sh): an exec costs about
+# 0.1 s under TCG, which would be timed too.
 # scrape_ms: ms from connecting to the status line of GET /metrics, or 999999.
 scrape_ms() {
 	local fd line t0
