@@ -72,26 +72,26 @@ struct {
 	__type(value, struct tsq_ctl);
 } tsq_ctl SEC(".maps");
 
-/* Keyed by the id of the cgroup whose policy applies. tsqd deletes the
- * entries of removed cgroups.
+/* Keyed by the id of the cgroup whose policy applies. policy_rmdir
+ * deletes the entries of removed cgroups.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_stats);
 } tsq_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_cgrp_state);
 } tsq_cgrp_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, TSQ_MAX_CGROUPS);
 	__type(key, __u64);
 	__type(value, struct tsq_cgrp_socks);
 } tsq_cgrp_socks SEC(".maps");
@@ -157,7 +157,7 @@ static void unpend(struct tsq_sk *s)
 static void resolve(const struct sock *sk, struct tsq_sk *s)
 {
 	struct cgroup *cg;
-	int level;
+	int level, i;
 
 	unpend(s);
 	s->share_win = 0;
@@ -166,8 +166,11 @@ static void resolve(const struct sock *sk, struct tsq_sk *s)
 	cg = bpf_cgroup_from_id(sk_cgid(sk));
 	if (!cg)
 		return;
+	/* Every level up to the root: a fixed bound would be a depth below
+	 * which a delegated subtree escapes its policy.
+	 */
 	level = cg->level;
-	for (int i = 0; i < TSQ_MAX_DEPTH && level - i >= 0; i++) {
+	bpf_for(i, 0, level + 1) {
 		struct cgroup *anc = bpf_cgroup_ancestor(cg, level - i);
 		struct tsq_policy *p;
 
@@ -192,13 +195,18 @@ static bool refresh(const struct sock *sk, struct tsq_sk *s)
 {
 	struct tsq_ctl *ctl;
 	__u32 zero = 0;
+	__u64 gen;
 
 	ctl = bpf_map_lookup_elem(&tsq_ctl, &zero);
 	if (!ctl)
 		return false;
-	if (s->gen != ctl->gen + 1) {
+	/* Once: a bump during resolve() must leave s behind, to resolve
+	 * again at the next call, not be recorded as seen.
+	 */
+	gen = *(volatile __u64 *)&ctl->gen;
+	if (s->gen != gen + 1) {
 		resolve(sk, s);
-		s->gen = ctl->gen + 1;
+		s->gen = gen + 1;
 	}
 	return s->cgid;
 }

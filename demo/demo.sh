@@ -14,7 +14,8 @@ tbf_on 100mbit
 iperf_server
 ip netns exec "$TSQ_NETNS" "$OUT/rrprobe" -s 7000 &
 rrsrv=$!
-"$OUT/tsqd" -c "$TMP/none" -d "$TMP/none.d" -i 0 2>"$TMP/tsqd.log" &
+: >"$TMP/tsq.conf"
+"$OUT/tsqd" -c "$TMP/tsq.conf" -d "$TMP/none.d" -i 0 2>"$TMP/tsqd.log" &
 tsqd=$!
 for _ in $(seq 100); do grep -q 'statistics on' "$TMP/tsqd.log" && break; sleep 0.1; done
 sed 's/^/# /' "$TMP/tsqd.log"

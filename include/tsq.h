@@ -36,6 +36,13 @@ enum tsq_fixed_stat {
 #define TSQ_MAX_TSO		(512U << 10)
 #define TSQ_MAX_LIMIT_US	10000000U
 
+/* Entries of each per-cgroup hash map (tsq_stats, tsq_cgrp_state by
+ * policy cgroup, tsq_cgrp_socks by the cgroup sockets were made in), and
+ * so the most entries tsq.conf takes: past it, a cgroup's statistics and
+ * budget accounting would be dropped silently.
+ */
+#define TSQ_MAX_CGROUPS		65536
+
 struct tsq_policy {
 	__u32 flags;		/* TSQ_POLICY_* */
 	__u32 limit;
@@ -96,7 +103,5 @@ struct tsq_cgrp_state {
 struct tsq_cgrp_socks {
 	__s64 established;
 };
-
-#define TSQ_MAX_DEPTH		16	/* cgroup levels searched for a policy */
 
 #endif /* __TSQ_H */

@@ -8,8 +8,10 @@
  * when the link is detached or unpinned.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,11 +47,34 @@ bool tsq_hook_present(void)
 	return ok;
 }
 
+int tsq_pin_dir_check(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(TSQ_PIN_DIR, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory: refusing it", TSQ_PIN_DIR);
+		return -ENOTDIR;
+	}
+	if (st.st_uid || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen,
+			 "%s is owned by uid %u with mode %04o: whoever owns it can rename or remove the pins; refusing it (remove it, and mount bpffs with mode=0700)",
+			 TSQ_PIN_DIR, (unsigned int)st.st_uid,
+			 (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 int tsq_pinned(const char *name)
 {
-	char path[256];
+	char path[256], why[256];
 	int fd;
 
+	fd = tsq_pin_dir_check(why, sizeof(why));
+	if (fd && fd != -ENOENT)
+		return fd;
 	pin_path(path, sizeof(path), name);
 	fd = bpf_obj_get(path);
 	return fd < 0 ? -errno : fd;
@@ -89,6 +114,60 @@ int tsq_pin_maps(struct tsq_cgroup *skel)
 	       pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
 	       pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
 	       pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS);
+}
+
+/* Attach and reset, by tsqd and tsqctl alike, one at a time: the lock
+ * file's flock is released when its holder exits, however it exits.
+ * Returns the fd that holds the lock, or -errno.
+ */
+static int lock_pins(void)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(TSQ_LOCK_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	fd = open(TSQ_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
+	if (flock(fd, LOCK_EX)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Bit i: pinned_names[i] exists. */
+static unsigned int pins_present(void)
+{
+	unsigned int mask = 0;
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
+		pin_path(path, sizeof(path), pinned_names[i]);
+		if (!access(path, F_OK))
+			mask |= 1U << i;
+	}
+	return mask;
+}
+
+/* Remove the pins that were not there before: only this call's. */
+static void unpin_new(unsigned int before)
+{
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
+		pin_path(path, sizeof(path), pinned_names[i]);
+		if (!(before & (1U << i)))
+			unlink(path);
+	}
+	rmdir(TSQ_PIN_DIR);	/* only if empty */
 }
 
 /* Attach a tracing program and pin its link: the pin keeps it attached. */
@@ -137,20 +216,36 @@ static int attach_optin(struct bpf_program *prog)
 int tsq_attach(void)
 {
 	struct bpf_link *link = NULL;
-	struct tsq_cgroup *skel;
-	int err, fd;
+	struct tsq_cgroup *skel = NULL;
+	unsigned int before = ~0U;
+	int err, fd, lock;
+	char why[256];
 
+	lock = lock_pins();
+	if (lock < 0)
+		return lock;
+	/* Under the lock: whoever attached first wins, the others see it. */
 	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		close(fd);
-		return -EEXIST;
+		err = -EEXIST;
+		goto unlock;
 	}
-	if (mkdir(TSQ_PIN_DIR, 0700) && errno != EEXIST)
-		return -errno;
+	if (mkdir(TSQ_PIN_DIR, 0700) && errno != EEXIST) {
+		err = -errno;
+		goto unlock;
+	}
+	err = tsq_pin_dir_check(why, sizeof(why));
+	if (err)
+		goto unlock;
+	before = pins_present();
 
 	skel = tsq_cgroup__open_and_load();
-	if (!skel)
-		return -errno;
+	if (!skel) {
+		err = -errno;
+		unpin_new(before);
+		goto unlock;
+	}
 	link = bpf_map__attach_struct_ops(skel->maps.tsq_policy);
 	if (!link) {
 		err = -errno;
@@ -169,24 +264,31 @@ out:
 	if (err) {
 		if (link)
 			bpf_link__detach(link);
-		tsq_unpin_all();
+		unpin_new(before);
 	}
 	bpf_link__destroy(link);
 	tsq_cgroup__destroy(skel);
+unlock:
+	close(lock);
 	return err;
 }
 
 int tsq_reset(void)
 {
-	int fd = tsq_pinned(TSQ_PIN_LINK), err = 0;
+	int lock = lock_pins(), fd, err = 0;
 
+	if (lock < 0)
+		return lock;
+	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		if (bpf_link_detach(fd))
 			err = -errno;
 		close(fd);
 	}
-	tsq_unpin_all();
-	return fd == -ENOENT ? -ENOENT : err;
+	if (fd >= 0 || fd == -ENOENT)
+		tsq_unpin_all();
+	close(lock);
+	return fd < 0 ? fd : err;
 }
 
 __u32 tsq_link_id(int fd)

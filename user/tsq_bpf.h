@@ -4,9 +4,12 @@
 #define __TSQ_BPF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #define TSQ_PIN_DIR	"/sys/fs/bpf/tsq"
+#define TSQ_LOCK_DIR	"/run/tsq"
+#define TSQ_LOCK_FILE	TSQ_LOCK_DIR "/lock"	/* flock: one attach or reset at a time */
 
 /* Pinned object names below TSQ_PIN_DIR. */
 #define TSQ_PIN_LINK		"link"		/* tcp_tsq_ops link */
@@ -25,7 +28,10 @@
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
 bool tsq_hook_present(void);
 
-/* Load tsq_cgroup, attach it and pin everything. -EEXIST if pinned. */
+/* Load tsq_cgroup, attach it and pin everything, holding TSQ_LOCK_FILE.
+ * -EEXIST if pinned (by another process, perhaps a moment ago). On an
+ * error, only the pins this call made are removed.
+ */
 int tsq_attach(void);
 
 /* Detach and unpin: every socket back to stock TSQ at once. */
@@ -39,7 +45,17 @@ int tsq_pin_maps(struct tsq_cgroup *skel);
 /* Remove whatever of TSQ_PIN_DIR's objects, and the directory, exist. */
 void tsq_unpin_all(void);
 
-/* fd of a pinned object, or -errno; -ENOENT means not attached. */
+/*
+ * TSQ_PIN_DIR is root's alone: a directory, owned by root, not writable
+ * by group or others (on a bpffs mounted with its default mode 1777,
+ * anyone may make it first). 0; -ENOENT if missing; -EPERM or -ENOTDIR
+ * with err saying why.
+ */
+int tsq_pin_dir_check(char *err, size_t errlen);
+
+/* fd of a pinned object, or -errno; -ENOENT means not attached, -EPERM
+ * or -ENOTDIR that TSQ_PIN_DIR failed tsq_pin_dir_check().
+ */
 int tsq_pinned(const char *name);
 
 /* The id of a BPF link, for messages; 0 if the kernel would not say. */

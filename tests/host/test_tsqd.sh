@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsqd's start-up errors on this host, whose kernel has no tcp_tsq_ops:
 # one line naming what is missing, exit 1 (2 for bad options), nothing
-# pinned. The VM test (t_tsqd.sh) covers the daemon at work.
+# pinned; tsqctl's exit status likewise (tsqctl(8): 1 when the kernel or
+# the pinned state refuses, 2 for a wrong command line). The VM test
+# (t_tsqd.sh) covers the daemon at work.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tsqd=${OUTPUT:-$top/.output}/tsqd
+tsqctl=${OUTPUT:-$top/.output}/tsqctl
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
@@ -33,6 +36,11 @@ expect "bad --listen address" 2 'bad IPv4 address' "$tsqd" --listen 1.2.3:80
 expect "bad --listen port" 2 'bad port' "$tsqd" --listen 127.0.0.1:70000
 expect "bad --log-interval" 2 'want 0 to 86400' "$tsqd" --log-interval -5
 expect "stray argument" 2 'unexpected argument' "$tsqd" extra
+expect "tsqctl attach without the hook: refused, exit 1" 1 \
+	'^tsqctl: this kernel has no tcp_tsq_ops hook' "$tsqctl" attach
+expect "tsqctl attach with an argument: exit 2" 2 'attach takes no arguments' \
+	"$tsqctl" attach x
+expect "tsqctl unknown verb: exit 2" 2 '^tsqctl: What is "frob"\?' "$tsqctl" frob
 "$tsqd" --help >"$t/out" 2>&1
 if [ $? = 0 ] && grep -q -- '--config' "$t/out"; then
 	echo "PASS: --help exits 0 and lists the options"
@@ -43,4 +51,9 @@ if [ ! -e /sys/fs/bpf/tsq ]; then
 	echo "PASS: nothing pinned by the failed starts"
 else
 	echo "FAIL: /sys/fs/bpf/tsq exists after failed starts"
+fi
+if [ ! /run/tsq/tsqd.pid -nt "$t" ]; then
+	echo "PASS: no pid file written by the failed starts"
+else
+	echo "FAIL: /run/tsq/tsqd.pid written by a failed start"
 fi

@@ -138,6 +138,41 @@ measure() {
 
 TSQCTL=$OUT/tsqctl
 
+# ms since boot, for "within N ms" checks.
+now_ms() { read -r up _ </proc/uptime; echo $(( ${up/./} * 10 )); }
+# until_ok MS CMD...: run CMD every 50 ms until it succeeds; prints the ms taken.
+until_ok() {
+	local t0 limit=$1
+	shift
+	t0=$(now_ms)
+	while ! "$@" >/dev/null 2>&1; do
+		[ $(( $(now_ms) - t0 )) -gt "$limit" ] && { echo 999999; return 1; }
+		sleep 0.05
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+
+# until_logged MS TEXT: the ms until a line of $TMP/tsqd.log has TEXT,
+# or 999999. Bash alone, polling every 10 ms with read -t on a FIFO
+# nobody writes: an exec (sleep, grep, tsqctl) costs 0.1 s and more
+# under TCG, and would be timed instead of tsqd.
+logged() {
+	local l
+	while IFS= read -r l; do [[ $l == *"$1"* ]] && return 0; done <"$TMP/tsqd.log"
+	return 1
+}
+until_logged() {
+	local t0
+	[ -p "$TMP/never" ] || mkfifo "$TMP/never"
+	[ -n "${NEVER_FD:-}" ] || exec {NEVER_FD}<>"$TMP/never"
+	t0=$(now_ms)
+	until logged "$2"; do
+		(( $(now_ms) - t0 > $1 )) && { echo 999999; return 1; }
+		read -r -t 0.01 -u "$NEVER_FD"
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }
 hook_calls() { "$HOOK_TEST" calls "$PIN"; }

@@ -91,6 +91,18 @@ check "JSON output escapes cgroup names" 'n == 1' \
 	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/q\"x")] | length')"
 rmdir "$cgr/q\"x"
 
+# No depth escapes a policy: a socket 40 levels below /deep (a user
+# with a delegated subtree can nest that deep; 16 was the bound).
+deep=$cgr/deep
+for i in $(seq 40); do deep=$deep/d$i; done
+mkdir -p "$deep"
+"$TSQCTL" set /deep limit 8k tso 8k || fail "tsqctl set /deep"
+CG=$deep measure deep 5
+log "40 levels below /deep: peak $(peak deep) B, $(goodput deep) Mbit/s"
+check "a socket 40 levels below its policy is limited: peak <= 20 KB" 'p <= 20480' \
+	p="$(peak deep)"
+while [ "$deep" != "$cgr" ]; do rmdir "$deep"; deep=${deep%/*}; done
+
 "$TSQCTL" unset /bulk-a/child
 "$TSQCTL" reset || fail "tsqctl reset"
 CG=$cgr/bulk-a measure after_reset 4

@@ -16,19 +16,6 @@ conf=$TMP/tsq.conf
 printf '# test policies\n/bulk limit 8k tso 8k\n' >"$conf"
 echo '/later limit 4k' >"$TMP/conf.d/later.conf"
 
-# ms since boot, for "within N ms" checks.
-now_ms() { read -r up _ </proc/uptime; echo $(( ${up/./} * 10 )); }
-# until_ok MS CMD...: run CMD every 50 ms until it succeeds; prints the ms taken.
-until_ok() {
-	local t0 limit=$1
-	shift
-	t0=$(now_ms)
-	while ! "$@" >/dev/null 2>&1; do
-		[ $(( $(now_ms) - t0 )) -gt "$limit" ] && { echo 999999; return 1; }
-		sleep 0.05
-	done
-	echo $(( $(now_ms) - t0 ))
-}
 shown() { "$TSQCTL" -j show | jq -e --arg c "$1" "[.[] | select(.cgroup == \$c)$2] | length == 1" >/dev/null; }
 not_shown() { ! shown "$1"; }
 metrics() { curl -sf "http://127.0.0.1:9731$1"; }
@@ -50,8 +37,9 @@ check "a flow in /bulk: peak backlog <= 20 KB" 'p <= 20480' p="$(peak bulk)"
 
 # A cgroup that appears later gets its policy within a second.
 mkdir $cgr/later
-t=$(until_ok 3000 shown /later)
+t=$(until_logged 3000 '/later: policy applied to /later')
 check "new cgroup /later: policy applied within 1 s" 't <= 1000' t="$t"
+check "new cgroup /later: tsqctl shows it" 'r == 0' r="$(shown /later; echo $?)"
 rmdir $cgr/later
 t=$(until_ok 3000 not_shown /later)
 check "rmdir /later: gone from show" 't <= 1000' t="$t"
@@ -134,6 +122,14 @@ t=$(until_ok 3000 sh -c "! kill -0 $tsqd_pid")
 wait $tsqd_pid
 rc=$?
 check "tsqctl reset: tsqd exits 0 within 2 s" 't <= 2000 && rc == 0' t="$t" rc="$rc"
+# tsqctl status names the process that holds tsqd's pid file, not one
+# that is merely called tsqd.
+cp /bin/sleep "$TMP/tsqd"
+"$TMP/tsqd" 30 &
+fake=$!
+check "a process named tsqd that is not the daemon: status says none" 'p == 0' \
+	p="$("$TSQCTL" -j status | jq .tsqd_pid)"
+kill $fake
 log "tsqd log: $(tr '\n' '|' <"$TMP/tsqd.log" | head -c 1500)"
 rmdir $cgr/bulk
 check_dmesg tsqd

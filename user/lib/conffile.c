@@ -19,6 +19,7 @@
 #include "conffile.h"
 #include "policy.h"
 #include "quote.h"
+#include "unit.h"
 
 #define ERRLEN	512
 
@@ -49,9 +50,30 @@ void tsq_conf_init(struct tsq_conf *conf, const char *mount)
 	conf->mount = mount;
 }
 
-/* FNV-1a; the type keeps unit "x" apart from a cgroup named "x". */
-static size_t hash_key(enum tsq_target_type type, const char *s)
+/*
+ * What the duplicate check compares: a slice's cgroup follows from its
+ * name, so "x.slice" is the cgroup "/x.slice" (and "a-b.slice" is
+ * "/a.slice/a-b.slice"); two entries for one cgroup would have the
+ * second win in the map, and removing either line drop both. Other
+ * units are found by a search, and keep their name.
+ */
+static const char *dup_key(enum tsq_target_type *type, const char *name,
+			   char *buf, size_t len)
 {
+	if (*type == TSQ_TARGET_UNIT && !tsq_unit_slice_path(name, buf, len)) {
+		*type = TSQ_TARGET_CGROUP;
+		return buf;
+	}
+	return name;
+}
+
+/* FNV-1a over the duplicate key; the type keeps unit "x" apart from a
+ * cgroup named "x".
+ */
+static size_t hash_key(enum tsq_target_type type, const char *name)
+{
+	char buf[TSQ_TARGET_MAX];
+	const char *s = dup_key(&type, name, buf, sizeof(buf));
 	uint64_t h = 14695981039346656037ULL ^ type;
 
 	for (; *s; s++) {
@@ -85,14 +107,20 @@ static const struct tsq_conf_entry *find(const struct tsq_conf *conf,
 					 const struct tsq_target *t)
 {
 	size_t mask = conf->hash_size - 1, i;
+	char tbuf[TSQ_TARGET_MAX], ebuf[TSQ_TARGET_MAX];
+	enum tsq_target_type ttype = t->type, etype;
 	const struct tsq_conf_entry *e;
+	const char *tkey, *ekey;
 
 	if (!conf->hash_size)
 		return NULL;
+	tkey = dup_key(&ttype, t->name, tbuf, sizeof(tbuf));
 	for (i = hash_key(t->type, t->name) & mask; conf->hash[i];
 	     i = (i + 1) & mask) {
 		e = &conf->entries[conf->hash[i] - 1];
-		if (e->type == t->type && !strcmp(e->target, t->name))
+		etype = e->type;
+		ekey = dup_key(&etype, e->target, ebuf, sizeof(ebuf));
+		if (etype == ttype && !strcmp(ekey, tkey))
 			return e;
 	}
 	return NULL;
@@ -205,14 +233,24 @@ static int parse_line(struct tsq_conf *conf, const char *file,
 		return fail(err, errlen, file, lineno, "%s", msg);
 
 	dup = find(conf, &t);
-	if (dup)
+	if (dup && !strcmp(dup->target, t.name))
 		return fail(err, errlen, file, lineno,
 			    "duplicate target \"%s\", first at %s:%u",
 			    tsq_quote(q, TSQ_QUOTE_BUFSZ, t.name),
 			    tsq_quote(msg, sizeof(msg), dup->file), dup->line);
+	if (dup) {
+		char q2[TSQ_QUOTE_BUFSZ];
+
+		return fail(err, errlen, file, lineno,
+			    "duplicate target: \"%s\" and \"%s\" at %s:%u name the same cgroup",
+			    tsq_quote(q, TSQ_QUOTE_BUFSZ, t.name),
+			    tsq_quote(q2, TSQ_QUOTE_BUFSZ, dup->target),
+			    tsq_quote(msg, sizeof(msg), dup->file), dup->line);
+	}
 	if (conf->nr >= TSQ_CONF_MAX_ENTRIES)
 		return fail(err, errlen, file, lineno,
-			    "more than %u entries", TSQ_CONF_MAX_ENTRIES);
+			    "more than %u entries, the most tsq's maps hold",
+			    TSQ_CONF_MAX_ENTRIES);
 
 	ret = reserve(conf);
 	if (ret)
@@ -312,18 +350,49 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
-int tsq_conf_parse_file(struct tsq_conf *conf, const char *path,
-			char *err, size_t errlen)
+/*
+ * Policy files decide for the whole machine: like sudoers, they count
+ * only when root (or whoever runs us) owns them and nobody else can
+ * write them. The same goes for the drop-in directory.
+ */
+static int check_owner(const struct stat *st, const char *path, char *err,
+		       size_t errlen)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		fail(err, errlen, path, 0, "owned by uid %u, not root",
+		     (unsigned int)st->st_uid);
+		return -EPERM;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		fail(err, errlen, path, 0,
+		     "writable by group or others (mode %04o): chmod go-w",
+		     (unsigned int)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * name relative to dfd; path is what messages call it. No symbolic link
+ * is followed, and O_NONBLOCK keeps a FIFO from blocking the open: it is
+ * then refused as not a regular file.
+ */
+static int parse_at(struct tsq_conf *conf, int dfd, const char *name,
+		    const char *path, char *err, size_t errlen)
 {
 	size_t len = 0;
 	char *buf = NULL;
 	struct stat st;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+		    O_NOFOLLOW);
 	if (fd < 0) {
 		ret = -errno;
-		fail(err, errlen, path, 0, "%s", strerror(-ret));
+		if (ret == -ELOOP)
+			fail(err, errlen, path, 0, "a symbolic link, not followed");
+		else
+			fail(err, errlen, path, 0, "%s", strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st)) {
@@ -335,6 +404,9 @@ int tsq_conf_parse_file(struct tsq_conf *conf, const char *path,
 		ret = fail(err, errlen, path, 0, "not a regular file");
 		goto out;
 	}
+	ret = check_owner(&st, path, err, errlen);
+	if (ret)
+		goto out;
 	ret = read_all(fd, &buf, &len);
 	if (ret == -EFBIG) {
 		fail(err, errlen, path, 0, "larger than %u bytes",
@@ -350,6 +422,12 @@ int tsq_conf_parse_file(struct tsq_conf *conf, const char *path,
 out:
 	close(fd);
 	return ret;
+}
+
+int tsq_conf_parse_file(struct tsq_conf *conf, const char *path,
+			char *err, size_t errlen)
+{
+	return parse_at(conf, AT_FDCWD, path, path, err, errlen);
 }
 
 static int conf_name(const struct dirent *de)
@@ -369,17 +447,28 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 static int load_dir(struct tsq_conf *conf, const char *dir,
 		    char *err, size_t errlen)
 {
-	struct dirent **names;
+	struct dirent **names = NULL;
+	struct stat st;
 	char *path;
-	int i, n, ret = 0;
+	int i, n = 0, dfd, ret;
 
-	n = scandir(dir, &names, conf_name, by_name);
-	if (n < 0 && errno == ENOENT)
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT)
 		return 0;
-	if (n < 0) {
+	if (dfd < 0 || fstat(dfd, &st)) {
 		ret = -errno;
 		fail(err, errlen, dir, 0, "%s", strerror(-ret));
-		return ret;
+		goto out;
+	}
+	ret = check_owner(&st, dir, err, errlen);
+	if (ret)
+		goto out;
+	n = scandirat(dfd, ".", &names, conf_name, by_name);
+	if (n < 0) {
+		ret = -errno;
+		n = 0;
+		fail(err, errlen, dir, 0, "%s", strerror(-ret));
+		goto out;
 	}
 	for (i = 0; i < n && !ret; i++) {
 		if (asprintf(&path, "%s/%s", dir, names[i]->d_name) < 0) {
@@ -387,12 +476,15 @@ static int load_dir(struct tsq_conf *conf, const char *dir,
 			ret = -ENOMEM;
 			break;
 		}
-		ret = tsq_conf_parse_file(conf, path, err, errlen);
+		ret = parse_at(conf, dfd, names[i]->d_name, path, err, errlen);
 		free(path);
 	}
+out:
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (dfd >= 0)
+		close(dfd);
 	return ret;
 }
 
@@ -402,11 +494,11 @@ int tsq_conf_load(struct tsq_conf *conf, const char *file, const char *dir,
 	size_t nr = conf->nr, nr_files = conf->nr_files;
 	int ret = 0;
 
-	if (file) {
+	/* A missing main file is an error: an editor's rename or a broken
+	 * deployment must not read as "no policy at all".
+	 */
+	if (file)
 		ret = tsq_conf_parse_file(conf, file, err, errlen);
-		if (ret == -ENOENT)
-			ret = 0;
-	}
 	if (!ret && dir)
 		ret = load_dir(conf, dir, err, errlen);
 	if (ret)

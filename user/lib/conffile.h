@@ -19,7 +19,7 @@
 #define TSQ_CONF_FILE		"/etc/tsq/tsq.conf"
 #define TSQ_CONF_DIR		"/etc/tsq/tsq.conf.d"
 #define TSQ_CONF_MAX_LINE	4096		/* bytes, without the newline */
-#define TSQ_CONF_MAX_ENTRIES	100000		/* in all files together */
+#define TSQ_CONF_MAX_ENTRIES	TSQ_MAX_CGROUPS	/* in all files together: the maps' size */
 #define TSQ_CONF_MAX_FILE	(64 << 20)	/* bytes */
 
 struct tsq_conf_entry {
@@ -57,8 +57,12 @@ int tsq_conf_parse_file(struct tsq_conf *conf, const char *path,
 			char *err, size_t errlen);
 
 /*
- * The main file, then every *.conf in dir in strcmp() order; either may
- * be missing, or NULL. All or nothing, like tsq_conf_parse_buf().
+ * The main file, then every *.conf in dir in strcmp() order. The main
+ * file must exist (NULL: none); the directory may be missing or NULL.
+ * Each file must be a regular file, no symbolic link, owned by root (or
+ * the effective uid) and not writable by group or others; the directory
+ * too, but it may be a link. -EPERM for an owner or mode refused. All
+ * or nothing, like tsq_conf_parse_buf().
  */
 int tsq_conf_load(struct tsq_conf *conf, const char *file, const char *dir,
 		  char *err, size_t errlen);

@@ -23,6 +23,7 @@
 #include "tsq_bpf.h"
 #include "tsq_report.h"
 #include "cgroup.h"
+#include "pidfile.h"
 #include "policy.h"
 #include "quote.h"
 #include "size.h"
@@ -32,7 +33,9 @@
 static bool json;
 static char mount_point[4096];
 
-static int bad_input(const char *fmt, ...)
+/* One line on stderr; rc is the exit status the caller returns. */
+__attribute__((format(printf, 2, 3)))
+static int complain(int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -41,12 +44,22 @@ static int bad_input(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return 2;
+	return rc;
 }
+
+/* The command line is wrong: exit 2, nothing changed. */
+#define bad_input(...)	complain(2, __VA_ARGS__)
+/* The system cannot do it (no hook, already attached): exit 1. */
+#define refused(...)	complain(1, __VA_ARGS__)
 
 static int failed(int err, const char *what)
 {
-	if (err == -ENOENT)
+	char why[256] = "";
+
+	if ((err == -EPERM || err == -ENOTDIR) && tsq_pin_dir_check(why, sizeof(why)) &&
+	    why[0])
+		fprintf(stderr, "tsqctl: %s: %s\n", what, why);
+	else if (err == -ENOENT)
 		fprintf(stderr, "tsqctl: %s: tsq is not attached (start tsqd or run 'tsqctl attach')\n",
 			what);
 	else
@@ -108,10 +121,10 @@ static int cmd_attach(int argc, char **argv)
 	if (argc)
 		return bad_input("attach takes no arguments");
 	if (!tsq_hook_present())
-		return bad_input("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
+		return refused("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
 	err = tsq_attach();
 	if (err == -EEXIST)
-		return bad_input("already attached (%s)", TSQ_PIN_DIR);
+		return refused("already attached (%s)", TSQ_PIN_DIR);
 	return err ? failed(err, "attach") : 0;
 }
 
@@ -355,32 +368,10 @@ static void print_nics(void)
 		printf("]");
 }
 
-/* The pid of a running tsqd, 0 if none: by its name in /proc. */
-static int tsqd_pid(void)
-{
-	struct dirent *de;
-	char path[64], comm[32];
-	int pid = 0;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return 0;
-	while (!pid && (de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
-		read_line(path, comm, sizeof(comm));
-		if (!strcmp(comm, "tsqd"))
-			pid = atoi(de->d_name);
-	}
-	closedir(d);
-	return pid;
-}
-
 static int cmd_status(int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64];
-	int fd = tsq_pinned(TSQ_PIN_LINK), daemon = tsqd_pid();
+	int fd = tsq_pinned(TSQ_PIN_LINK), daemon = tsq_pidfile_owner(TSQ_PIDFILE);
 	bool hook = tsq_hook_present(), attached = fd >= 0;
 	__u32 id = 0;
 
@@ -485,7 +476,7 @@ int main(int argc, char **argv)
 		libbpf_set_print(quiet);
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
-		return bad_input("no cgroup2 mount found");
+		return refused("no cgroup2 mount found");
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[0], cmds[i].name))

@@ -1,25 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A minimal HTTP/1.0 server for two read-only resources. One request a
- * connection, served to completion within the event loop: the answers are
- * small and local, and a timeout bounds what a stuck client can cost.
+ * connection. Connections are non-blocking and live in the server's own
+ * epoll set, which the daemon's event loop watches as one fd: a client
+ * that sends or reads slowly costs a slot, never the loop's time. Each
+ * connection has HTTP_DEADLINE_MS in all, and at most HTTP_MAX_CONNS are
+ * open; a new one closes the oldest, so a crowd of stuck clients cannot
+ * keep a scrape out.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <sys/timerfd.h>
 
 #include "http.h"
 #include "errmsg.h"
 
 #define REQ_MAX		4096
+#define EV_LISTEN	HTTP_MAX_CONNS
+#define EV_TIMER	(HTTP_MAX_CONNS + 1)
 
-int http_listen(const char *spec, char *err, size_t errlen)
+struct conn {
+	int fd;			/* -1: free slot */
+	bool writing;		/* request read, answer being sent */
+	long long deadline;	/* CLOCK_MONOTONIC ms */
+	size_t got;
+	char req[REQ_MAX + 1];
+	char *out;		/* head and body */
+	size_t out_len, out_off;
+};
+
+struct http_server {
+	int lfd, ep, tfd;
+	http_handler h;
+	void *ctx;
+	struct conn conns[HTTP_MAX_CONNS];
+};
+
+static int http_listen(const char *spec, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss = {};
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
@@ -59,7 +86,7 @@ int http_listen(const char *spec, char *err, size_t errlen)
 		return tsq_errf(err, errlen, "--listen %s: %s", spec, strerror(errno)), -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, ss.ss_family == AF_INET ?
-		 sizeof(*in4) : sizeof(*in6)) || listen(fd, 16)) {
+		 sizeof(*in4) : sizeof(*in6)) || listen(fd, 2 * HTTP_MAX_CONNS)) {
 		int e = errno;
 
 		close(fd);
@@ -68,68 +95,267 @@ int http_listen(const char *spec, char *err, size_t errlen)
 	return fd;
 }
 
-static void reply(int fd, const char *status, const char *type, const char *body,
-		  size_t len)
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int ep_set(struct http_server *srv, int op, int fd, uint32_t events, uint32_t tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	return epoll_ctl(srv->ep, op, fd, &ev);
+}
+
+struct http_server *http_open(const char *spec, http_handler h, void *ctx,
+			      int *errp, char *err, size_t errlen)
+{
+	struct http_server *srv = calloc(1, sizeof(*srv));
+	int e;
+
+	if (!srv) {
+		*errp = -ENOMEM;
+		tsq_errf(err, errlen, "--listen %s: out of memory", spec);
+		return NULL;
+	}
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		srv->conns[i].fd = -1;
+	srv->h = h;
+	srv->ctx = ctx;
+	srv->ep = srv->tfd = -1;
+	srv->lfd = http_listen(spec, err, errlen);
+	if (srv->lfd < 0) {
+		*errp = srv->lfd;
+		free(srv);
+		return NULL;
+	}
+	srv->ep = epoll_create1(EPOLL_CLOEXEC);
+	srv->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (srv->ep < 0 || srv->tfd < 0 ||
+	    ep_set(srv, EPOLL_CTL_ADD, srv->lfd, EPOLLIN, EV_LISTEN) ||
+	    ep_set(srv, EPOLL_CTL_ADD, srv->tfd, EPOLLIN, EV_TIMER)) {
+		e = errno;
+		tsq_errf(err, errlen, "--listen %s: %s", spec, strerror(e));
+		*errp = -e;
+		http_close(srv);
+		return NULL;
+	}
+	return srv;
+}
+
+int http_fd(const struct http_server *srv)
+{
+	return srv->ep;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd < 0)
+		return;
+	close(c->fd);	/* also leaves the epoll set */
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+}
+
+void http_close(struct http_server *srv)
+{
+	if (!srv)
+		return;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		conn_close(&srv->conns[i]);
+	if (srv->lfd >= 0)
+		close(srv->lfd);
+	if (srv->ep >= 0)
+		close(srv->ep);
+	if (srv->tfd >= 0)
+		close(srv->tfd);
+	free(srv);
+}
+
+/* The whole answer in c->out; 0, or -ENOMEM. */
+static int respond(struct conn *c, const char *status, const char *type,
+		   const char *body, size_t len)
 {
 	char head[256];
 	int n = snprintf(head, sizeof(head),
 			 "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			 "Connection: close\r\n\r\n", status, type, len);
 
-	if (write(fd, head, n) != n)
-		return;
-	while (len) {
-		ssize_t w = write(fd, body, len);
+	c->out = malloc(n + len);
+	if (!c->out)
+		return -ENOMEM;
+	memcpy(c->out, head, n);
+	memcpy(c->out + n, body, len);
+	c->out_len = n + len;
+	c->out_off = 0;
+	return 0;
+}
 
-		if (w <= 0)
+static int answer(struct http_server *srv, struct conn *c)
+{
+	char path[256], *body = NULL;
+	const char *type;
+	size_t blen = 0;
+	FILE *f;
+	int ret;
+
+	if (sscanf(c->req, "GET %255s HTTP/", path) != 1)
+		return respond(c, "400 Bad Request", "text/plain", "bad request\n", 12);
+	f = open_memstream(&body, &blen);
+	if (!f)
+		return -ENOMEM;
+	type = srv->h(path, f, srv->ctx);
+	if (fclose(f)) {
+		free(body);
+		return -ENOMEM;
+	}
+	if (type)
+		ret = respond(c, "200 OK", type, body, blen);
+	else
+		ret = respond(c, "404 Not Found", "text/plain",
+			      "not found: try /metrics or /stats.json\n", 39);
+	free(body);
+	return ret;
+}
+
+/* Send what the socket takes; done (or failed) closes. */
+static void conn_write(struct conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
 			return;
-		body += w;
-		len -= w;
+		if (w <= 0)
+			break;
+		c->out_off += w;
+	}
+	conn_close(c);
+}
+
+static void conn_read(struct http_server *srv, struct conn *c)
+{
+	for (;;) {
+		ssize_t r = read(c->fd, c->req + c->got, REQ_MAX - c->got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r <= 0)
+			break;
+		c->got += r;
+		c->req[c->got] = '\0';
+		if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n") ||
+		    c->got == REQ_MAX)
+			break;
+	}
+	/* EOF, a whole head, or all we take: answer what there is. */
+	c->req[c->got] = '\0';
+	if (answer(srv, c) ||
+	    ep_set(srv, EPOLL_CTL_MOD, c->fd, EPOLLOUT, c - srv->conns)) {
+		conn_close(c);
+		return;
+	}
+	c->writing = true;
+	conn_write(c);
+}
+
+/* A free slot; the oldest connection makes room when there is none. */
+static struct conn *slot(struct http_server *srv)
+{
+	struct conn *oldest = &srv->conns[0];
+
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct conn *c = &srv->conns[i];
+
+		if (c->fd < 0)
+			return c;
+		if (c->deadline < oldest->deadline)
+			oldest = c;
+	}
+	conn_close(oldest);
+	return oldest;
+}
+
+static void accept_all(struct http_server *srv)
+{
+	/* A bounded batch: the daemon's other events come next. */
+	for (int n = 0; n < HTTP_MAX_CONNS; n++) {
+		int fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0)
+			return;
+		c = slot(srv);
+		c->fd = fd;
+		c->writing = false;
+		c->got = 0;
+		c->req[0] = '\0';
+		c->deadline = now_ms() + HTTP_DEADLINE_MS;
+		if (ep_set(srv, EPOLL_CTL_ADD, fd, EPOLLIN | EPOLLRDHUP, c - srv->conns))
+			conn_close(c);
 	}
 }
 
-void http_serve_one(int lfd, http_handler h, void *ctx)
+/* Close what is past its deadline; arm the timer for the next one. */
+static void expire(struct http_server *srv)
 {
-	struct timeval tv = { .tv_sec = 1 };
-	char req[REQ_MAX + 1], path[256];
-	size_t got = 0, blen = 0;
-	char *body = NULL;
-	const char *type;
-	FILE *f;
-	int fd;
+	struct itimerspec its = {};
+	long long now = now_ms(), next = 0;
 
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (got < REQ_MAX) {
-		ssize_t r = read(fd, req + got, REQ_MAX - got);
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct conn *c = &srv->conns[i];
 
-		if (r <= 0)
-			break;
-		got += r;
-		req[got] = '\0';
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
+		if (c->fd < 0)
+			continue;
+		if (c->deadline <= now) {
+			conn_close(c);
+			continue;
+		}
+		if (!next || c->deadline < next)
+			next = c->deadline;
 	}
-	req[got] = '\0';
-	if (sscanf(req, "GET %255s HTTP/", path) != 1) {
-		reply(fd, "400 Bad Request", "text/plain", "bad request\n", 12);
-		goto out;
+	if (next) {
+		its.it_value.tv_sec = next / 1000;
+		its.it_value.tv_nsec = next % 1000 * 1000000;
 	}
-	f = open_memstream(&body, &blen);
-	if (!f) {
-		reply(fd, "500 Internal Server Error", "text/plain", "no memory\n", 10);
-		goto out;
+	timerfd_settime(srv->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void http_process(struct http_server *srv)
+{
+	struct epoll_event evs[HTTP_MAX_CONNS + 2];
+	int n = epoll_wait(srv->ep, evs, HTTP_MAX_CONNS + 2, 0);
+	uint64_t ticks;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t tag = evs[i].data.u32;
+		struct conn *c;
+
+		if (tag == EV_LISTEN) {
+			accept_all(srv);
+			continue;
+		}
+		if (tag == EV_TIMER) {
+			if (read(srv->tfd, &ticks, sizeof(ticks)) < 0)
+				ticks = 0;
+			continue;
+		}
+		c = &srv->conns[tag];
+		if (c->fd < 0)
+			continue;	/* closed by an earlier event of this batch */
+		if (c->writing)
+			conn_write(c);
+		else
+			conn_read(srv, c);
 	}
-	type = h(path, f, ctx);
-	fclose(f);
-	if (type)
-		reply(fd, "200 OK", type, body, blen);
-	else
-		reply(fd, "404 Not Found", "text/plain", "not found: try /metrics or /stats.json\n", 39);
-	free(body);
-out:
-	close(fd);
+	expire(srv);
 }

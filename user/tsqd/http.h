@@ -6,18 +6,33 @@
 #include <stdio.h>
 
 #define TSQD_LISTEN_DEFAULT	"127.0.0.1:9731"
-
-/* Listen on "ADDR:PORT" ("[::1]:PORT" for IPv6). Returns the fd or -errno;
- * err says why in one line.
- */
-int http_listen(const char *spec, char *err, size_t errlen);
+#define HTTP_MAX_CONNS		32	/* open connections; a new one closes the oldest */
+#define HTTP_DEADLINE_MS	2000	/* whole request, from accept to the last byte */
 
 /* Writes the body for a path; returns the content type, NULL for 404. */
 typedef const char *(*http_handler)(const char *path, FILE *body, void *ctx);
 
-/* One ready connection on the listening fd: read one request, answer it,
- * close. Slow clients get 1 s for each.
+struct http_server;
+
+/*
+ * Listen on "ADDR:PORT" ("[::1]:PORT" for IPv6) and serve GET requests
+ * with h. Returns NULL with err set (and *errp = -errno, -EINVAL for a
+ * bad spec) on failure.
  */
-void http_serve_one(int lfd, http_handler h, void *ctx);
+struct http_server *http_open(const char *spec, http_handler h, void *ctx,
+			      int *errp, char *err, size_t errlen);
+void http_close(struct http_server *srv);
+
+/*
+ * One fd for the caller's event loop: readable whenever http_process()
+ * has work (a connection, request bytes, room to write, a deadline).
+ */
+int http_fd(const struct http_server *srv);
+
+/*
+ * Everything that is ready, without blocking. No connection lives past
+ * HTTP_DEADLINE_MS, however slowly its client sends or reads.
+ */
+void http_process(struct http_server *srv);
 
 #endif

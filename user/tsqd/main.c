@@ -38,6 +38,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "pidfile.h"
 #include "policies.h"
 
 #ifndef BPF_FS_MAGIC
@@ -45,6 +46,8 @@
 #endif
 #define CONF_SETTLE_MS		200	/* editors write files in steps */
 #define CGROUP_SETTLE_MS	20	/* systemd makes a unit's tree at once */
+#define SETTLE_MAX_MS		250	/* from the first event: a tree that keeps
+					 * changing does not postpone for ever */
 
 static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
 static const char *listen_spec = TSQD_LISTEN_DEFAULT;
@@ -54,8 +57,10 @@ static char mount_point[PATH_MAX];
 enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
 
 struct daemon {
-	int ep, sig, conf_in, cg_in, soon, tick, http, link, policy;
+	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
 	bool reload, sync;
+	long long settle_end;	/* CLOCK_MONOTONIC ms; 0: nothing waits */
+	struct http_server *http;
 	struct policies ps;
 	unsigned long long last_throttles;
 	time_t last_log;
@@ -105,8 +110,13 @@ static void preflight(void)
 /* Adopt the pinned link if there is one, else attach. Returns its fd. */
 static int attach_or_adopt(void)
 {
-	int fd = tsq_pinned(TSQ_PIN_LINK), err;
+	char why[256] = "";
+	int fd, err;
 
+	err = tsq_pin_dir_check(why, sizeof(why));
+	if (err && err != -ENOENT)
+		die("%s", why);
+	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, tsq_link_id(fd));
 		return fd;
@@ -115,6 +125,20 @@ static int attach_or_adopt(void)
 	if (!tsq_hook_present())
 		die("this kernel has no tcp_tsq_ops hook (the tsq kernel series is not applied; see kernel/README.md)");
 	err = tsq_attach();
+	/* Another tsqd or tsqctl attached since the look above. */
+	if (err == -EEXIST) {
+		fd = tsq_pinned(TSQ_PIN_LINK);
+		if (fd >= 0) {
+			log_info("adopted pinned state in %s, link id %u (attached meanwhile)",
+				 TSQ_PIN_DIR, tsq_link_id(fd));
+			return fd;
+		}
+		err = fd;
+	}
+	why[0] = '\0';
+	if ((err == -EPERM || err == -ENOTDIR) && tsq_pin_dir_check(why, sizeof(why)) &&
+	    why[0])
+		die("attach: %s", why);
 	if (err)
 		die("attach: %s", strerror(-err));
 	fd = tsq_pinned(TSQ_PIN_LINK);
@@ -140,6 +164,28 @@ static void arm(int tfd, unsigned int ms, unsigned int every_ms)
 	};
 
 	timerfd_settime(tfd, 0, &its, NULL);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Act ms after the latest event, but no later than SETTLE_MAX_MS after
+ * the first one that is still waiting.
+ */
+static void settle(struct daemon *d, unsigned int ms)
+{
+	long long now = now_ms();
+
+	if (!d->settle_end)
+		d->settle_end = now + SETTLE_MAX_MS;
+	if (now + ms > d->settle_end)
+		ms = d->settle_end > now ? d->settle_end - now : 1;
+	arm(d->soon, ms, 0);
 }
 
 static void watch_conf(struct daemon *d)
@@ -201,19 +247,20 @@ static const char *serve(const char *path, FILE *body, void *ctx)
 {
 	struct daemon *d = ctx;
 	struct tsq_report r;
+	bool json = !strcmp(path, "/stats.json");
 	const char *type;
 
-	if (!strcmp(path, "/metrics"))
-		type = "text/plain; version=0.0.4";
-	else if (!strcmp(path, "/stats.json"))
+	if (json)
 		type = "application/json";
+	else if (!strcmp(path, "/metrics"))
+		type = "text/plain; version=0.0.4";
 	else
 		return NULL;
 	if (tsq_report_collect(mount_point, &r)) {
-		fputs(type[0] == 'a' ? "[]\n" : "# tsq is not attached\n", body);
+		fputs(json ? "[]\n" : "# tsq is not attached\n", body);
 		return type;
 	}
-	if (type[0] == 'a')
+	if (json)
 		tsq_report_json(body, &r);
 	else
 		metrics_write(body, &r, d->ps.nr, d->ps.pending);
@@ -277,16 +324,17 @@ static int run(struct daemon *d)
 			case EV_CONF:
 				drain(d->conf_in);
 				d->reload = true;
-				arm(d->soon, CONF_SETTLE_MS, 0);
+				settle(d, CONF_SETTLE_MS);
 				break;
 			case EV_CGROUP:
 				drain(d->cg_in);
 				d->sync = true;
 				if (!d->reload)
-					arm(d->soon, CGROUP_SETTLE_MS, 0);
+					settle(d, CGROUP_SETTLE_MS);
 				break;
 			case EV_SOON:
 				drain(d->soon);
+				d->settle_end = 0;
 				if (d->reload)
 					reload(d, false);
 				else if (d->sync)
@@ -303,7 +351,7 @@ static int run(struct daemon *d)
 				}
 				break;
 			case EV_HTTP:
-				http_serve_one(d->http, serve, d);
+				http_process(d->http);
 				break;
 			case EV_LINK:
 				log_info("the link was detached (tsqctl reset?): exiting");
@@ -381,27 +429,30 @@ static void parse_args(int argc, char **argv)
 	}
 }
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* libbpf's warnings only: its info and debug lines are for -v tools. */
+static int libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .http = -1 };
+	struct daemon d = {};
 	char err[256];
 	sigset_t mask;
+	pid_t other = 0;
+	int ret;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
-	libbpf_set_print(quiet);
+	libbpf_set_print(libbpf_warnings);
 	if (strcmp(listen_spec, "none")) {
-		d.http = http_listen(listen_spec, err, sizeof(err));
-		if (d.http == -EINVAL) {
+		d.http = http_open(listen_spec, serve, &d, &ret, err, sizeof(err));
+		if (!d.http && ret == -EINVAL) {
 			fprintf(stderr, "tsqd: %s\n", err);
 			return 2;
 		}
-		if (d.http < 0)
+		if (!d.http)
 			die("%s", err);
 	}
 	preflight();
@@ -422,6 +473,15 @@ int main(int argc, char **argv)
 		die("setting up the event loop: %s", strerror(errno));
 
 	d.link = attach_or_adopt();
+	/* Held open until exit: the lock says tsqd runs (tsqctl status).
+	 * Only now, so that a start that failed leaves no file behind; a
+	 * second tsqd may have adopted the link by then, harmlessly.
+	 */
+	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
+	if (ret == -EBUSY)
+		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
+	if (ret < 0)
+		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
 	d.policy = tsq_pinned(TSQ_PIN_POLICY);
 	if (d.policy < 0)
 		die("policy map: %s", strerror(-d.policy));
@@ -434,7 +494,8 @@ int main(int argc, char **argv)
 	add_fd(&d, d.cg_in, EV_CGROUP, EPOLLIN);
 	add_fd(&d, d.soon, EV_SOON, EPOLLIN);
 	add_fd(&d, d.tick, EV_TICK, EPOLLIN);
-	add_fd(&d, d.http, EV_HTTP, EPOLLIN);
+	if (d.http)
+		add_fd(&d, http_fd(d.http), EV_HTTP, EPOLLIN);
 	/* A struct_ops link reports its detach as EPOLLHUP. */
 	add_fd(&d, d.link, EV_LINK, EPOLLHUP);
 	arm(d.tick, 1000, 1000);
@@ -443,7 +504,7 @@ int main(int argc, char **argv)
 	snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
 		 d.ps.nr, d.ps.pending);
 	notify(err);
-	if (d.http >= 0)
+	if (d.http)
 		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);
 	return run(&d);
 }

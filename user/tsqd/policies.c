@@ -63,19 +63,42 @@ static int unapply(struct policies *ps, const struct entry *e)
 	return ret;
 }
 
-static struct entry *find(struct entry *v, size_t nr, const char *target)
+static int by_target(const void *a, const void *b)
 {
+	return strcmp((*(struct entry *const *)a)->target,
+		      (*(struct entry *const *)b)->target);
+}
+
+/* v's entries sorted by target, for find(): a reload of n entries costs
+ * n log n, not n^2. NULL when out of memory (or nr is 0).
+ */
+static struct entry **sorted(struct entry *v, size_t nr)
+{
+	struct entry **idx = nr ? malloc(nr * sizeof(*idx)) : NULL;
+
+	if (!idx)
+		return NULL;
 	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(v[i].target, target))
-			return &v[i];
-	return NULL;
+		idx[i] = &v[i];
+	qsort(idx, nr, sizeof(*idx), by_target);
+	return idx;
+}
+
+static struct entry *find(struct entry **idx, size_t nr, const char *target)
+{
+	struct entry key = { .target = (char *)target }, *k = &key, **e;
+
+	if (!idx)
+		return NULL;
+	e = bsearch(&k, idx, nr, sizeof(*idx), by_target);
+	return e ? *e : NULL;
 }
 
 int policies_load(struct policies *ps, const char *file, const char *dir,
 		  char *err, size_t errlen)
 {
+	struct entry **old_idx = NULL, **new_idx = NULL, *v;
 	struct tsq_conf conf;
-	struct entry *v;
 	size_t removed = 0;
 	int ret;
 
@@ -86,19 +109,23 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 		return ret;
 	}
 	v = calloc(conf.nr ? conf.nr : 1, sizeof(*v));
-	if (!v) {
+	old_idx = sorted(ps->v, ps->nr);
+	if (!v || (ps->nr && !old_idx)) {
+		free(v);
+		free(old_idx);
 		tsq_conf_free(&conf);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < conf.nr; i++) {
 		const struct tsq_conf_entry *c = &conf.entries[i];
-		struct entry *old = find(ps->v, ps->nr, c->target);
+		struct entry *old = find(old_idx, ps->nr, c->target);
 
 		v[i].target = strdup(c->target);
 		if (asprintf(&v[i].where, "%s:%u", c->file, c->line) < 0)
 			v[i].where = NULL;
 		if (!v[i].target || !v[i].where) {
 			free_entries(v, conf.nr);
+			free(old_idx);
 			tsq_conf_free(&conf);
 			return -ENOMEM;
 		}
@@ -111,13 +138,20 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 			v[i].cgid = old->cgid;
 		}
 	}
-	for (size_t i = 0; i < ps->nr; i++) {
-		if (!find(v, conf.nr, ps->v[i].target) && unapply(ps, &ps->v[i])) {
+	free(old_idx);
+	/* Only now: the entries' targets are set. Without the index (no
+	 * memory), nothing counts as removed: better a stale policy kept
+	 * than every policy dropped.
+	 */
+	new_idx = sorted(v, conf.nr);
+	for (size_t i = 0; i < ps->nr && (new_idx || !conf.nr); i++) {
+		if (!find(new_idx, conf.nr, ps->v[i].target) && unapply(ps, &ps->v[i])) {
 			log_info("%s: no longer in the policy files, policy removed",
 				 ps->v[i].target);
 			removed++;
 		}
 	}
+	free(new_idx);
 	free_entries(ps->v, ps->nr);
 	ps->v = v;
 	ps->nr = conf.nr;

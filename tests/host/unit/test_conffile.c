@@ -161,6 +161,7 @@ static void test_max_entries(void)
 {
 	size_t len = (TSQ_CONF_MAX_ENTRIES + 1) * 20, off = 0;
 	struct tsq_conf conf;
+	char want[256];
 	char *buf;
 	int ret, i;
 
@@ -171,23 +172,26 @@ static void test_max_entries(void)
 		off += sprintf(buf + off, "/c%d limit 1\n", i);
 	tsq_conf_init(&conf, MNT);
 	ret = tsq_conf_parse_buf(&conf, "t.conf", buf, off, err, sizeof(err));
-	ASSERT(!ret && conf.nr == TSQ_CONF_MAX_ENTRIES,
-	       "conf: 100000 entries");
+	check(!ret && conf.nr == TSQ_CONF_MAX_ENTRIES && TSQ_CONF_MAX_ENTRIES == TSQ_MAX_CGROUPS,
+	      tname("conf: %u entries, as many as the maps hold", TSQ_MAX_CGROUPS),
+	      "ret %d nr %zu: %s", ret, conf.nr, err);
 	tsq_conf_free(&conf);
 
 	off += sprintf(buf + off, "/c%d limit 1\n", i);
 	ret = tsq_conf_parse_buf(&conf, "t.conf", buf, off, err, sizeof(err));
-	ASSERT(ret == -EINVAL && conf.nr == 0 &&
-	       !strcmp(err, "t.conf:100001: more than 100000 entries"),
-	       "conf: 100001 entries refused");
+	snprintf(want, sizeof(want), "t.conf:%u: more than %u entries, the most tsq's maps hold",
+		 TSQ_MAX_CGROUPS + 1, TSQ_MAX_CGROUPS);
+	check(ret == -EINVAL && conf.nr == 0 && !strcmp(err, want),
+	      "conf: one entry more than the maps hold refused", "\"%s\"", err);
 	tsq_conf_free(&conf);
 
 	/* The limit counts all files together. */
 	ret = parse(&conf, "a.conf", "/x limit 1\n");
 	ret = ret ?: tsq_conf_parse_buf(&conf, "b.conf", buf, off - 14, err,
 					sizeof(err));
-	ASSERT(ret == -EINVAL && conf.nr == 1 &&
-	       !strcmp(err, "b.conf:100000: more than 100000 entries"),
+	snprintf(want, sizeof(want), "b.conf:%u: more than %u entries",
+		 TSQ_MAX_CGROUPS, TSQ_MAX_CGROUPS);
+	ASSERT(ret == -EINVAL && conf.nr == 1 && !strncmp(err, want, strlen(want)),
 	       "conf: entry limit across files");
 	tsq_conf_free(&conf);
 	free(buf);
@@ -215,6 +219,16 @@ static void test_all_or_nothing(void)
 	       "conf: duplicate unit after a rollback");
 	ret = parse(&conf, "e.conf", "/b.service limit 1\n");
 	ASSERT(!ret, "conf: cgroup /b.service is not unit b.service");
+	ret = parse(&conf, "f.conf", "x.slice limit 1\n/x.slice limit 2\n");
+	ASSERT(ret == -EINVAL && !strcmp(err, "f.conf:2: duplicate target: \"/x.slice\" "
+					 "and \"x.slice\" at f.conf:1 name the same cgroup"),
+	       "conf: x.slice and /x.slice are one cgroup");
+	ret = parse(&conf, "g.conf", "/a.slice/a-b.slice limit 1\n a-b.slice limit 2\n");
+	ASSERT(ret == -EINVAL && strstr(err, "g.conf:2: duplicate target"),
+	       "conf: a-b.slice and /a.slice/a-b.slice are one cgroup");
+	ret = parse(&conf, "h.conf", "-.slice limit 1\n/ limit 2\n");
+	ASSERT(ret == -EINVAL && strstr(err, "h.conf:2: duplicate target"),
+	       "conf: -.slice and / are one cgroup");
 	tsq_conf_free(&conf);
 	ASSERT(conf.nr == 0 && !conf.entries && conf.mount, "conf: free resets");
 }
@@ -234,6 +248,74 @@ static void put(const char *rel, const char *text)
 	}
 }
 
+/* Owner, mode, symbolic links, FIFOs: what a local user could plant. */
+static void test_files_trusted(const char *file, const char *dir)
+{
+	char path[128], msg[1024];
+	struct tsq_conf conf;
+	int ret;
+
+	tsq_conf_init(&conf, MNT);
+	put("tsq.conf", "/main limit 1\n");
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	if (!check(!ret, "trust: the set loads before any change", "%d %s", ret, err))
+		return;
+	tsq_conf_free(&conf);
+
+	chmod(file, 0666);
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	snprintf(msg, sizeof(msg), "%s: writable by group or others (mode 0666)", file);
+	check(ret == -EPERM && conf.nr == 0 && !strncmp(err, msg, strlen(msg)),
+	      "trust: world-writable main file refused", "ret %d \"%s\"", ret, err);
+	chmod(file, 0620);
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	ASSERT(ret == -EPERM, "trust: group-writable main file refused");
+	chmod(file, 0644);
+
+	if (!geteuid()) {
+		ret = chown(file, 65534, 65534);
+		ret = ret ? -errno : tsq_conf_load(&conf, file, dir, err, sizeof(err));
+		snprintf(msg, sizeof(msg), "%s: owned by uid 65534, not root", file);
+		check(ret == -EPERM && !strcmp(err, msg),
+		      "trust: main file owned by nobody refused", "ret %d \"%s\"", ret, err);
+		ret = chown(file, 0, 0);
+		snprintf(path, sizeof(path), "%s/20-b.conf", dir);
+		ret = chown(path, 65534, 65534);
+		ret = ret ? -errno : tsq_conf_load(&conf, file, dir, err, sizeof(err));
+		ASSERT(ret == -EPERM && strstr(err, "20-b.conf: owned by uid 65534"),
+		       "trust: drop-in owned by nobody refused");
+		ret = chown(path, 0, 0);
+	} else {
+		printf("# SKIP: ownership checks need root\n");
+	}
+
+	chmod(dir, 0777);
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	snprintf(msg, sizeof(msg), "%s: writable by group or others (mode 0777)", dir);
+	check(ret == -EPERM && !strncmp(err, msg, strlen(msg)),
+	      "trust: world-writable drop-in directory refused", "ret %d \"%s\"", ret, err);
+	chmod(dir, 0755);
+
+	/* A FIFO would block a plain open() until a writer came. */
+	snprintf(path, sizeof(path), "%s/50-fifo.conf", dir);
+	mkfifo(path, 0644);
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	ASSERT(ret == -EINVAL && strstr(err, "50-fifo.conf: not a regular file"),
+	       "trust: a FIFO named *.conf is refused without blocking");
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/60-link.conf", dir);
+	ret = symlink(file, path);
+	ret = ret ? -errno : tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	ASSERT(ret == -ELOOP && strstr(err, "60-link.conf: a symbolic link, not followed"),
+	       "trust: a symbolic link is not followed");
+	unlink(path);
+
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	ASSERT(!ret && conf.nr == 5, "trust: the set loads again once fixed");
+	tsq_conf_free(&conf);
+}
+
 static void test_load(void)
 {
 	char file[64], dir[64], msg[1024];
@@ -247,7 +329,11 @@ static void test_load(void)
 	tsq_conf_init(&conf, MNT);
 
 	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
-	ASSERT(!ret && conf.nr == 0, "load: neither file nor dir: empty set");
+	snprintf(msg, sizeof(msg), "%s: No such file or directory", file);
+	check(ret == -ENOENT && conf.nr == 0 && !strcmp(err, msg),
+	      "load: a missing main file is an error", "ret %d \"%s\"", ret, err);
+	ret = tsq_conf_load(&conf, NULL, dir, err, sizeof(err));
+	ASSERT(!ret && conf.nr == 0, "load: no main file given, no dir: empty set");
 
 	put("tsq.conf", "/main limit 1\n");
 	mkdir(dir, 0755);
@@ -317,6 +403,8 @@ static void test_load(void)
 	       !strcmp(err, "/nonexistent/tsq.conf: No such file or directory"),
 	       "parse_file: missing file is -ENOENT with a message");
 	tsq_conf_free(&conf);
+
+	test_files_trusted(file, dir);
 
 	snprintf(msg, sizeof(msg), "rm -rf '%s'", tmpdir);
 	ASSERT(!system(msg), "conf: clean up");
