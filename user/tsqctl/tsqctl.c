@@ -22,6 +22,7 @@
 #include "tsq.h"
 #include "tsq_bpf.h"
 #include "tsq_report.h"
+#include "tsqctl.h"
 #include "cgroup.h"
 #include "policy.h"
 #include "quote.h"
@@ -395,9 +396,11 @@ static int cmd_status(int argc, char **argv)
 	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 	if (json) {
 		printf("{\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"tsqd_pid\":%d,"
+		       "\"tsqd_mode\":%s,"
 		       "\"tcp_limit_output_bytes\":%s,"
 		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"",
 		       hook ? "true" : "false", attached ? "true" : "false", id, daemon,
+		       !daemon ? "null" : hook ? "\"policy\"" : "\"observation\"",
 		       lob[0] ? lob : "null", cc, qd);
 		print_nics();
 		printf("}\n");
@@ -408,7 +411,8 @@ static int cmd_status(int argc, char **argv)
 		if (attached)
 			printf(" (link id %u)", id);
 		if (daemon)
-			printf("\ntsqd: running, pid %d", daemon);
+			printf("\ntsqd: running, pid %d%s", daemon,
+			       hook ? "" : ", observation mode (no hook: statistics only)");
 		else
 			printf("\ntsqd: not running");
 		printf("\ntcp_limit_output_bytes: %s\ncongestion control: %s\n"
@@ -416,6 +420,20 @@ static int cmd_status(int argc, char **argv)
 		print_nics();
 	}
 	return 0;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	struct tsqctl_ctx c = { .json = json, .mount = mount_point };
+
+	return tsqctl_top(&c, argc, argv);
+}
+
+static int cmd_doctor(int argc, char **argv)
+{
+	struct tsqctl_ctx c = { .json = json, .mount = mount_point };
+
+	return tsqctl_doctor(&c, argc, argv);
 }
 
 static const struct cmd {
@@ -429,6 +447,8 @@ static const struct cmd {
 	{ "stats", cmd_stats },
 	{ "reset", cmd_reset },
 	{ "status", cmd_status },
+	{ "top", cmd_top },
+	{ "doctor", cmd_doctor },
 };
 
 static int usage(FILE *f, int rc)
@@ -442,6 +462,10 @@ static int usage(FILE *f, int rc)
 		"  stats [--watch [SECONDS]]          per-cgroup counters\n"
 		"  reset                              detach: every socket to stock TSQ\n"
 		"  status                             hook, attachment, kernel defaults, NICs\n"
+		"  top [-i SECONDS] [-n COUNT] [-a] [-s]\n"
+		"                                     bytes queued and their delay per cgroup\n"
+		"                                     (any kernel; TCP sockets of this netns)\n"
+		"  doctor                             what decides TSQ's effect here, with advice\n"
 		"CGROUP is a path below the cgroup2 root (/bulk); UNIT a systemd unit\n"
 		"(nginx.service). SIZE as tc writes it: 65536, 64k, 64KiB, 1m.\n");
 	return rc;
