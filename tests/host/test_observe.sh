@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tsqctl top on this host's own kernel (no tcp_tsq_ops needed), natively:
+# two netns joined by a veth, a 100 Mbit/s TBF on the sender's end, 1 and
+# then 8 iperf3 flows in cgroup "bulk", a ping in "lat", a sleep in
+# "idle". Checks the bulk cgroup's queued bytes against the TBF's backlog
+# (within 20 %), its delay against the backlog's drain time, zeros for
+# the other two, and, with the queue frozen by a plug qdisc, every
+# socket's numbers against ss -tmi.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${OUTPUT:-$top/.output}
+tsqctl=$out/tsqctl
+id=$$
+snd=tsqobs-s$id rcv=tsqobs-r$id
+va=tqo${id}a vb=tqo${id}b
+t=$(mktemp -d)
+pids=()
+
+skip() {
+	echo "# SKIP: test_observe: $*"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "needs root"
+for c in iperf3 jq ping nsenter tc ss; do
+	command -v $c >/dev/null || skip "no $c"
+done
+[ -x "$tsqctl" ] || { echo "FAIL: no $tsqctl (run make)"; exit 1; }
+[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -n "$cgmnt" ] || skip "no cgroup2 mount"
+base=$cgmnt/tsqobs-$id
+
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	ip netns del "$snd" 2>/dev/null
+	ip netns del "$rcv" 2>/dev/null
+	for g in bulk lat idle rcv; do
+		[ -d "$base/$g" ] || continue
+		# Anything left (a straggler's child) goes back to the root.
+		while read -r p; do echo "$p" >"$cgmnt/cgroup.procs"; done \
+			<"$base/$g/cgroup.procs" 2>/dev/null
+		rmdir "$base/$g"
+	done
+	[ -d "$base" ] && rmdir "$base"
+	rm -rf "$t"
+}
+trap cleanup EXIT
+
+# spawn CGROUP NETNS CMD...: run CMD in the cgroup and the netns, in the
+# background; its pid is appended to pids.
+spawn() {
+	local g=$1 ns=$2
+	shift 2
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec nsenter --net=/run/netns/"$@"' \
+		sh "$base/$g" "$ns" "$@" >>"$t/spawn.log" 2>&1 &
+	pids+=($!)
+}
+
+# topj [ARGS]: one tsqctl top -j frame from the sender's netns.
+topj() {
+	nsenter --net=/run/netns/$snd "$tsqctl" -j top "$@"
+}
+
+setup() {
+	mkdir -p "$base/bulk" "$base/lat" "$base/idle" "$base/rcv" || return 1
+	ip netns add "$snd" && ip netns add "$rcv" || return 1
+	ip link add "$va" netns "$snd" type veth peer name "$vb" netns "$rcv" || return 1
+	ip -n "$snd" addr add 198.18.0.1/30 dev "$va"
+	ip -n "$rcv" addr add 198.18.0.2/30 dev "$vb"
+	ip -n "$snd" link set "$va" up
+	ip -n "$rcv" link set "$vb" up
+	ip -n "$snd" link set lo up
+	ip -n "$rcv" link set lo up
+	# burst above 64 KB: TBF passes TSO packets whole, as a NIC's qdisc would.
+	tc -n "$snd" qdisc add dev "$va" root tbf rate 100mbit burst 128kb limit 4mb
+}
+
+if ! setup; then
+	echo "FAIL: setup of netns, veth and cgroups"
+	exit 1
+fi
+spawn rcv "$rcv" iperf3 -s -p 5201
+spawn idle "$snd" sleep 600
+spawn lat "$snd" ping -q -i 0.2 198.18.0.2
+sleep 1
+
+backlog() {
+	tc -n "$snd" -s -j qdisc show dev "$va" | jq '.[0].backlog'
+}
+
+# cg JSON NAME: the object of cgroup NAME (below $base) in a top -j frame.
+cg() {
+	jq -c --arg p "${base#"$cgmnt"}/$2" '.cgroups[] | select(.cgroup == $p)' <<<"$1"
+}
+
+# Median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'
+}
+
+# within LO HI X: LO <= X <= HI
+within() {
+	awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
+}
+
+# run_flows N: N bulk flows for 14 s. tsqctl top streams 16 frames while
+# the TBF's backlog is sampled as fast as tc runs; each frame is compared
+# with the two samples around its socket walk (the queue moves by tens of
+# KB in a millisecond), and its mean delay with the mean backlog over its
+# interval drained at 100 Mbit/s (Little's law).
+run_flows() {
+	local n=$1 f bulk q r dr
+	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 14 -P "$n" -i 0
+	local client=${pids[-1]}
+	sleep 3
+	topj -i 0.25 -n 16 -a >"$t/frames$n" &
+	local tp=$!
+	: >"$t/backlog$n"
+	while kill -0 "$tp" 2>/dev/null; do
+		echo "$(date +%s.%N) $(backlog)" >>"$t/backlog$n"
+	done
+	wait "$tp"
+	wait "$client" 2>/dev/null
+	jq -r --arg p "${base#"$cgmnt"}/bulk" '.time as $t | .interval_s as $i |
+		.cgroups[] | select(.cgroup == $p) | "F \($t) \($i) \(.queued_bytes) \(.delay.mean_ns)"' \
+		"$t/frames$n" >"$t/cmp$n"
+	sed 's/^/B /' "$t/backlog$n" >>"$t/cmp$n"
+	# Per frame: queued / backlog around it, mean delay / drain time.
+	awk '$1 == "B" { bt[++nb] = $2; bv[nb] = $3; next }
+	     { ft[++nf] = $2; fi[nf] = $3; fq[nf] = $4; fd[nf] = $5 }
+	     END {
+		for (k = 1; k <= nf; k++) {
+			lo = 0; hi = 0; sum = 0; cnt = 0
+			for (j = 1; j <= nb; j++) {
+				if (bt[j] <= ft[k]) lo = j
+				if (!hi && bt[j] >= ft[k]) hi = j
+				if (bt[j] > ft[k] - fi[k] && bt[j] <= ft[k]) { sum += bv[j]; cnt++ }
+			}
+			if (!lo || !hi || !cnt) continue
+			b = (bv[lo] + bv[hi]) / 2
+			m = sum / cnt / 12.5e6 * 1e9
+			printf "%s %s %.0f %d %.0f %d\n", (b > 0 ? fq[k] / b : 0),
+				(m > 0 ? fd[k] / m : 0), b, fq[k], m, fd[k]
+		}
+	     }' "$t/cmp$n" >"$t/ratios$n"
+	r=$(cut -d' ' -f1 "$t/ratios$n" | median)
+	dr=$(cut -d' ' -f2 "$t/ratios$n" | median)
+	local frames
+	frames=$(wc -l <"$t/ratios$n")
+	if [ "$frames" -ge 8 ] && within 0.8 1.2 "$r"; then
+		echo "PASS: $n flow(s): bulk queued bytes / TBF backlog, median of $frames frames: $r" \
+			"(last: backlog $(tail -1 "$t/ratios$n" | cut -d' ' -f3), queued $(tail -1 "$t/ratios$n" | cut -d' ' -f4))"
+	else
+		echo "FAIL: $n flow(s): bulk queued / TBF backlog median $r over $frames frames, want 0.8-1.2"
+		sed 's/^/# ratio delay-ratio backlog queued /' "$t/ratios$n"
+	fi
+	if [ "$frames" -ge 8 ] && within 0.5 2 "$dr"; then
+		echo "PASS: $n flow(s): bulk mean delay / (mean backlog / 100 Mbit/s), median: $dr" \
+			"(last: $(tail -1 "$t/ratios$n" | awk '{ printf "%.1f ms vs %.1f ms", $6 / 1e6, $5 / 1e6 }'))"
+	else
+		echo "FAIL: $n flow(s): bulk mean delay / backlog drain time median $dr, want 0.5-2"
+		sed 's/^/# ratio delay-ratio backlog queued drain-ns delay-ns /' "$t/ratios$n"
+	fi
+	f=$(sed -n 8p "$t/frames$n")
+	bulk=$(cg "$f" bulk)
+	if jq -e --argjson n "$n" '.established >= $n and .delay.count > 0 and
+	    .qdisc_delay.count > 0 and .queued_max > 0 and .queued_p99 > 0' \
+	    >/dev/null <<<"$bulk"; then
+		echo "PASS: $n flow(s): bulk $(jq -c '{established, queued_bytes, queued_max,
+			queued_p99, delay_p50_ns: .delay.p50_ns, qdisc_p50_ns: .qdisc_delay.p50_ns}' <<<"$bulk")"
+	else
+		echo "FAIL: $n flow(s): bulk entry: $bulk"
+	fi
+	for g in idle lat; do
+		q=$(cg "$f" "$g")
+		if jq -e '.sockets == 0 and .queued_bytes == 0 and .delay.count == 0 and
+		    .unsent_bytes == 0 and .throttled == 0' >/dev/null <<<"$q"; then
+			echo "PASS: $n flow(s): $g shows zeros"
+		else
+			echo "FAIL: $n flow(s): $g: '$q', want zeros"
+		fi
+	done
+}
+
+run_flows 1
+run_flows 8
+
+# Frozen queues: the flows start at 100 Mbit/s, then the TBF drops to
+# 100 kbit/s, so its 64 KB packets leave one every five seconds. TCP adds
+# nothing meanwhile (TSQ; no retransmit while the original is in the
+# host's queue), so ss and tsqctl see the same bytes on each socket.
+spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 40 -P 3 -i 0
+sleep 3
+tc -n "$snd" qdisc change dev "$va" root tbf rate 100kbit burst 128kb limit 4mb
+sleep 2
+good=0
+for try in 1 2 3 4 5 6; do
+	nsenter --net=/run/netns/$snd ss -tmniH state established dst 198.18.0.2 >"$t/ss"
+	topj -i 0.1 -s >"$t/top"
+	bl=$(backlog)
+	# ss: local port, t (sk_wmem_alloc), tb (sk_sndbuf); one line a socket
+	# once -i's continuation lines are joined.
+	awk '/^[0-9]/ { if (l) print l; l = $0; next } { l = l " " $0 } END { if (l) print l }' \
+		"$t/ss" | sed -n 's/.*198\.18\.0\.1:\([0-9]*\) .*skmem:([^)]*,t\([0-9]*\),tb\([0-9]*\),.*/\1 \2 \3/p' \
+		| sort -n >"$t/ss.cmp"
+	jq -r '.socket_list[] | select(.dport == 5201 and .state == 1) |
+		"\(.sport) \(.wmem_alloc) \(.sndbuf)"' "$t/top" | sort -n >"$t/top.cmp"
+	n=$(wc -l <"$t/ss.cmp")
+	q=$(awk '{ s += $2 } END { print s + 0 }' "$t/top.cmp")
+	if [ "$n" -ge 4 ] && [ "$q" -gt 0 ] && cmp -s "$t/ss.cmp" "$t/top.cmp"; then
+		good=1
+		break
+	fi
+	sleep 1
+done
+if [ "$good" = 1 ]; then
+	echo "PASS: frozen: $n sockets, port/wmem_alloc/sndbuf equal to ss's t/tb, $q bytes (try $try)"
+else
+	echo "FAIL: frozen: ss and tsqctl top differ (port t tb):"
+	paste "$t/ss.cmp" "$t/top.cmp" | head -12 | sed 's/^/# /'
+fi
+bulk=$(cg "$(cat "$t/top")" bulk)
+q=$(jq '.queued_bytes' <<<"$bulk")
+if [ "${bl:-0}" -gt 0 ] && within 0.8 1.2 "$(awk -v q="$q" -v b="$bl" 'BEGIN { print q / b }')"; then
+	echo "PASS: frozen: bulk queued $q vs TBF backlog $bl," \
+		"$(jq '.throttled' <<<"$bulk") of $(jq '.established' <<<"$bulk") sockets TSQ-throttled"
+else
+	echo "FAIL: frozen: bulk $bulk vs TBF backlog $bl"
+fi
