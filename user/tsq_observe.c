@@ -63,7 +63,6 @@ void tsq_obs_close(struct tsq_obs *o)
 static struct tsq_observe *load(bool fentry)
 {
 	struct tsq_observe *skel = tsq_observe__open();
-	libbpf_print_fn_t print = NULL;
 	struct bpf_program *fallback[] = {
 		skel ? skel->progs.observe_free : NULL,
 		skel ? skel->progs.observe_drop : NULL,
@@ -76,12 +75,7 @@ static struct tsq_observe *load(bool fentry)
 	bpf_program__set_autoload(skel->progs.observe_done, fentry);
 	for (int i = 0; i < 3; i++)
 		bpf_program__set_autoload(fallback[i], !fentry);
-	/* A refused fentry is no news: the fallback follows. */
-	if (fentry)
-		print = libbpf_set_print(NULL);
 	err = tsq_observe__load(skel);
-	if (fentry)
-		libbpf_set_print(print);
 	if (err) {
 		tsq_observe__destroy(skel);
 		errno = -err;
@@ -93,8 +87,7 @@ static struct tsq_observe *load(bool fentry)
 struct tsq_obs *tsq_obs_open(void)
 {
 	struct tsq_obs *o = calloc(1, sizeof(*o));
-	struct bpf_program *done[3] = {};
-	int err;
+	int err = 0;
 
 	if (!o)
 		return NULL;
@@ -108,28 +101,43 @@ struct tsq_obs *tsq_obs_open(void)
 		err = -ENOMEM;
 		goto fail;
 	}
-	o->skel = load(true);
-	if (o->skel) {
-		o->completion = "fentry/tcp_wfree";
-		done[0] = o->skel->progs.observe_done;
-	} else {
-		o->skel = load(false);
+	/* fentry can fail at load (EPERM on this 6.18 host) or at attach
+	 * (EBUSY on the 6.12 guest): either way, the tracepoints instead.
+	 */
+	for (int fentry = 1; fentry >= 0; fentry--) {
+		struct bpf_program *done[3] = {};
+		/* A refused fentry is no news: the fallback follows. */
+		libbpf_print_fn_t print = fentry ? libbpf_set_print(NULL) : NULL;
+
+		o->skel = load(fentry);
 		if (!o->skel) {
 			err = -errno;
-			goto fail;
+			if (fentry)
+				libbpf_set_print(print);
+			continue;
 		}
-		o->completion = "tp_btf/consume_skb";
-		done[0] = o->skel->progs.observe_free;
-		done[1] = o->skel->progs.observe_drop;
-		done[2] = o->skel->progs.observe_rx;
-	}
-	for (int i = 0; i < 3 && done[i]; i++) {
-		o->done[i] = bpf_program__attach(done[i]);
-		if (!o->done[i]) {
-			err = -errno;
-			goto fail;
+		o->completion = fentry ? "fentry/tcp_wfree" : "tp_btf/consume_skb";
+		done[0] = fentry ? o->skel->progs.observe_done : o->skel->progs.observe_free;
+		done[1] = fentry ? NULL : o->skel->progs.observe_drop;
+		done[2] = fentry ? NULL : o->skel->progs.observe_rx;
+		err = 0;
+		for (int i = 0; i < 3 && done[i] && !err; i++) {
+			o->done[i] = bpf_program__attach(done[i]);
+			err = o->done[i] ? 0 : -errno;
 		}
+		if (fentry)
+			libbpf_set_print(print);
+		if (!err)
+			break;
+		for (int i = 0; i < 3; i++) {
+			bpf_link__destroy(o->done[i]);
+			o->done[i] = NULL;
+		}
+		tsq_observe__destroy(o->skel);
+		o->skel = NULL;
 	}
+	if (err)
+		goto fail;
 	o->iter = bpf_program__attach_iter(o->skel->progs.observe_tcp, NULL);
 	if (!o->iter) {
 		err = -errno;
