@@ -5,97 +5,28 @@
 # then 8 iperf3 flows in cgroup "bulk", a ping in "lat", a sleep in
 # "idle". Checks the bulk cgroup's queued bytes against the TBF's backlog
 # (within 20 %), its delay against the backlog's drain time, zeros for
-# the other two, and, with the queue frozen by a plug qdisc, every
+# the other two, and, with the queue frozen by a 100 kbit/s TBF, every
 # socket's numbers against ss -tmi.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${OUTPUT:-$top/.output}
-tsqctl=$out/tsqctl
-id=$$
-snd=tsqobs-s$id rcv=tsqobs-r$id
-va=tqo${id}a vb=tqo${id}b
-t=$(mktemp -d)
-pids=()
+. "$(dirname "$0")/netpair.sh"
 
-skip() {
-	echo "# SKIP: test_observe: $*"
+if ! netpair_init tsqobs; then
+	echo "# SKIP: test_observe: $why"
 	exit 0
-}
-[ "$(id -u)" = 0 ] || skip "needs root"
-for c in iperf3 jq ping nsenter tc ss; do
-	command -v $c >/dev/null || skip "no $c"
-done
+fi
+command -v ping >/dev/null || { echo "# SKIP: test_observe: no ping"; exit 0; }
 [ -x "$tsqctl" ] || { echo "FAIL: no $tsqctl (run make)"; exit 1; }
-[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
-cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$cgmnt" ] || skip "no cgroup2 mount"
-base=$cgmnt/tsqobs-$id
-
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	ip netns del "$snd" 2>/dev/null
-	ip netns del "$rcv" 2>/dev/null
-	for g in bulk lat idle rcv; do
-		[ -d "$base/$g" ] || continue
-		# Anything left (a straggler's child) goes back to the root.
-		while read -r p; do echo "$p" >"$cgmnt/cgroup.procs"; done \
-			<"$base/$g/cgroup.procs" 2>/dev/null
-		rmdir "$base/$g"
-	done
-	[ -d "$base" ] && rmdir "$base"
-	rm -rf "$t"
-}
-trap cleanup EXIT
-
-# spawn CGROUP NETNS CMD...: run CMD in the cgroup and the netns, in the
-# background; its pid is appended to pids.
-spawn() {
-	local g=$1 ns=$2
-	shift 2
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec nsenter --net=/run/netns/"$@"' \
-		sh "$base/$g" "$ns" "$@" >>"$t/spawn.log" 2>&1 &
-	pids+=($!)
-}
-
-# topj [ARGS]: one tsqctl top -j frame from the sender's netns.
-topj() {
-	nsenter --net=/run/netns/$snd "$tsqctl" -j top "$@"
-}
-
-setup() {
-	mkdir -p "$base/bulk" "$base/lat" "$base/idle" "$base/rcv" || return 1
-	ip netns add "$snd" && ip netns add "$rcv" || return 1
-	ip link add "$va" netns "$snd" type veth peer name "$vb" netns "$rcv" || return 1
-	ip -n "$snd" addr add 198.18.0.1/30 dev "$va"
-	ip -n "$rcv" addr add 198.18.0.2/30 dev "$vb"
-	ip -n "$snd" link set "$va" up
-	ip -n "$rcv" link set "$vb" up
-	ip -n "$snd" link set lo up
-	ip -n "$rcv" link set lo up
-	# burst above 64 KB: TBF passes TSO packets whole, as a NIC's qdisc would.
-	tc -n "$snd" qdisc add dev "$va" root tbf rate 100mbit burst 128kb limit 4mb
-}
-
-if ! setup; then
-	echo "FAIL: setup of netns, veth and cgroups"
+trap netpair_cleanup EXIT
+# burst above 64 KB: TBF passes TSO packets whole, as a NIC's qdisc would.
+if ! netpair_up bulk lat idle rcv ||
+   ! tc -n "$snd" qdisc add dev "$va" root tbf rate 100mbit burst 128kb limit 4mb; then
+	echo "FAIL: setup of netns, veth, TBF and cgroups"
 	exit 1
 fi
 spawn rcv "$rcv" iperf3 -s -p 5201
 spawn idle "$snd" sleep 600
 spawn lat "$snd" ping -q -i 0.2 198.18.0.2
 sleep 1
-
-backlog() {
-	tc -n "$snd" -s -j qdisc show dev "$va" | jq '.[0].backlog'
-}
-
-# cg JSON NAME: the object of cgroup NAME (below $base) in a top -j frame.
-cg() {
-	jq -c --arg p "${base#"$cgmnt"}/$2" '.cgroups[] | select(.cgroup == $p)' <<<"$1"
-}
 
 # Median of the numbers on stdin.
 median() {
