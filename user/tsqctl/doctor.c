@@ -59,8 +59,7 @@ static void advise(struct doctor *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first line of a file, "" if it cannot be read. */
-static char *read_str(const char *path, char *buf, size_t len)
+void tsqctl_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 
@@ -70,7 +69,6 @@ static char *read_str(const char *path, char *buf, size_t len)
 			buf[strcspn(buf, "\n")] = 0;
 		fclose(f);
 	}
-	return buf;
 }
 
 /* -1 if the file is missing (an older kernel, BQL compiled out). */
@@ -79,7 +77,7 @@ static long long read_num(const char *path)
 	char buf[64], *end;
 	long long v;
 
-	read_str(path, buf, sizeof(buf));
+	tsqctl_read_line(path, buf, sizeof(buf));
 	if (!buf[0])
 		return -1;
 	v = strtoll(buf, &end, 10);
@@ -358,9 +356,9 @@ int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 		fprintf(stderr, "tsqctl: doctor: listing links: %s\n", strerror(-err));
 		return 2;
 	}
-	read_str("/sys/module/virtio_net/parameters/napi_tx", napi_tx, sizeof(napi_tx));
-	read_str("/proc/sys/net/core/default_qdisc", qdisc, sizeof(qdisc));
-	read_str("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi_tx, sizeof(napi_tx));
+	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qdisc, sizeof(qdisc));
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
 	if (c->json)
 		printf("{");
 	print_nics(c, &d, napi_tx);

@@ -275,18 +275,6 @@ static int cmd_reset(int argc, char **argv)
 	return err ? failed(err, "reset") : 0;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (fgets(buf, len, f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
-}
-
 /* Per NIC: the driver, virtio-net's napi_tx (TSQ needs timely TX
  * completion) and the BQL limit of each TX queue.
  */
@@ -297,7 +285,7 @@ static void print_nics(void)
 	bool first = true;
 	DIR *d, *qd;
 
-	read_line("/sys/module/virtio_net/parameters/napi_tx", napi, sizeof(napi));
+	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi, sizeof(napi));
 	d = opendir("/sys/class/net");
 	if (json)
 		printf(",\"nics\":[");
@@ -339,7 +327,7 @@ static void print_nics(void)
 			if (strncmp(q->d_name, "tx-", 3))
 				continue;
 			snprintf(lp, sizeof(lp), "%s/%s/byte_queue_limits/limit", path, q->d_name);
-			read_line(lp, val, sizeof(val));
+			tsqctl_read_line(lp, val, sizeof(val));
 			if (json)
 				printf("%s\"%s\":%s", qfirst ? "" : ",", q->d_name, val[0] ? val : "null");
 			else
@@ -370,7 +358,7 @@ static int tsqd_pid(void)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.20s/comm", de->d_name);
-		read_line(path, comm, sizeof(comm));
+		tsqctl_read_line(path, comm, sizeof(comm));
 		if (!strcmp(comm, "tsqd"))
 			pid = atoi(de->d_name);
 	}
@@ -391,9 +379,9 @@ static int cmd_status(int argc, char **argv)
 		id = tsq_link_id(fd);
 		close(fd);
 	}
-	read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
-	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
-	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 	if (json) {
 		printf("{\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"tsqd_pid\":%d,"
 		       "\"tsqd_mode\":%s,"

@@ -4,6 +4,7 @@
 #define __TSQCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What every command gets from main(): -j, the cgroup2 mount. */
 struct tsqctl_ctx {
@@ -13,5 +14,8 @@ struct tsqctl_ctx {
 
 int tsqctl_top(const struct tsqctl_ctx *c, int argc, char **argv);	/* top.c */
 int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv);	/* doctor.c */
+
+/* The first line of a file, without its newline; "" if unreadable. */
+void tsqctl_read_line(const char *path, char *buf, size_t len);	/* doctor.c */
 
 #endif /* __TSQCTL_H */
