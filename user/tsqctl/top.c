@@ -15,7 +15,6 @@
 
 #include "tsqctl.h"
 #include "tsq_observe.h"
-#include "size.h"
 
 struct top_args {
 	double interval;	/* seconds */
@@ -94,16 +93,22 @@ static const char *fmt_rate(char *buf, size_t len, __u64 bps)
 	return buf;
 }
 
+/* 896, 42.2K, 8.2M: three digits are what a glance needs. */
 static const char *fmt_bytes(char *buf, size_t len, __u64 b)
 {
-	tsq_format_size(buf, len, b);
+	if (b < 10000)
+		snprintf(buf, len, "%llu", (unsigned long long)b);
+	else if (b < 10000000)
+		snprintf(buf, len, "%.1fK", b / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", b / 1e6);
 	return buf;
 }
 
 static void print_frame(const struct tsq_obs_snap *s, bool tty)
 {
 	struct winsize ws = { .ws_row = 0 };
-	char stamp[32], a[6][TSQ_SIZE_BUFSZ], d[4][16];
+	char stamp[32], a[5][16], d[4][16];
 	time_t now = time(NULL);
 	size_t rows = s->nr;
 
