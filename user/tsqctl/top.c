@@ -98,7 +98,7 @@ static const char *fmt_bytes(char *buf, size_t len, __u64 b)
 {
 	if (b < 10000)
 		snprintf(buf, len, "%llu", (unsigned long long)b);
-	else if (b < 10000000)
+	else if (b < 1000000)
 		snprintf(buf, len, "%.1fK", b / 1e3);
 	else
 		snprintf(buf, len, "%.1fM", b / 1e6);
