@@ -45,6 +45,7 @@ within() {
 # interval drained at 100 Mbit/s (Little's law).
 run_flows() {
 	local n=$1 f bulk q r dr
+	sleep 1		# the iperf3 server takes one test at a time
 	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 14 -P "$n" -i 0
 	local client=${pids[-1]}
 	sleep 3
@@ -124,6 +125,7 @@ run_flows 8
 # 100 kbit/s, so its 64 KB packets leave one every five seconds. TCP adds
 # nothing meanwhile (TSQ; no retransmit while the original is in the
 # host's queue), so ss and tsqctl see the same bytes on each socket.
+sleep 1
 spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 40 -P 3 -i 0
 sleep 3
 tc -n "$snd" qdisc change dev "$va" root tbf rate 100kbit burst 128kb limit 4mb
