@@ -5,13 +5,16 @@
  * completion (sk_wmem_alloc). What happens in between, and when the
  * completion comes, is up to the qdisc, the driver and its BQL; TCP's own
  * knobs size the limit and the TSO packets. doctor reads all of them for
- * the netns it runs in, says whether the tsq hook exists and what is
+ * the netns it runs in (and TCP's knobs of each netns in /run/netns),
+ * says whether the tsq hook exists and what is
  * attached, and adds a line of advice where a setting defeats TSQ.
  * Exit code 0: nothing to advise; 1: advice; 2: an error.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,11 +277,19 @@ static const char *const sysctls[] = {
 	"ipv4/tcp_pacing_ss_ratio", "ipv4/tcp_pacing_ca_ratio",
 };
 
-static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d)
+/* TCP's knobs of the netns this task is in; ns names it in advice. */
+static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d, const char *ns)
 {
-	char path[128];
+	char path[128], cc[32], where[96] = "";
 
-	printf(c->json ? ",\"sysctl\":{" : "TCP (this netns):\n");
+	if (ns)
+		snprintf(where, sizeof(where), "netns %s: ", ns);
+	if (c->json)
+		printf("\"sysctl\":{");
+	else if (ns)
+		printf("TCP (netns %s):\n", ns);
+	else
+		printf("TCP (this netns):\n");
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
 		const char *name = strchr(sysctls[i], '/') + 1;
 		long long v;
@@ -292,13 +303,65 @@ static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d)
 		else
 			printf("  %s: %lld\n", name, v);
 		if (!strcmp(name, "tcp_limit_output_bytes") && v >= 0 && v < 131072)
-			advise(d, "tcp_limit_output_bytes %lld is below two 64 KB TSO packets: "
-			       "one flow may not fill a fast link", v);
+			advise(d, "%stcp_limit_output_bytes %lld is below two 64 KB TSO packets: "
+			       "one flow may not fill a fast link", where, v);
 		if (!strcmp(name, "tcp_min_tso_segs") && v > 2)
-			advise(d, "tcp_min_tso_segs %lld (default 2) makes every TSO packet, and "
-			       "so every socket's queue, at least that many segments", v);
+			advise(d, "%stcp_min_tso_segs %lld (default 2) makes every TSO packet, and "
+			       "so every socket's queue, at least that many segments", where, v);
 	}
-	printf(c->json ? "}" : "");
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	if (c->json) {
+		printf("},\"congestion_control\":");
+		tsq_json_str(stdout, cc);
+	} else {
+		printf("  congestion control: %s\n", cc);
+	}
+}
+
+/* The same for each netns named in /run/netns (ip netns add): /proc/sys/net
+ * answers for the netns of the task that opens it, so enter each in turn.
+ */
+static void print_named_netns(const struct tsqctl_ctx *c, struct doctor *d)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	DIR *dir = self >= 0 ? opendir("/run/netns") : NULL;
+	struct dirent *de;
+	bool first = true;
+
+	if (c->json)
+		printf(",\"netns\":[");
+	while (dir && (de = readdir(dir))) {
+		char path[300];
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		close(fd);
+		if (c->json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			tsq_json_str(stdout, de->d_name);
+			printf(",");
+		}
+		print_sysctls(c, d, de->d_name);
+		if (c->json)
+			printf("}");
+		first = false;
+		if (setns(self, CLONE_NEWNET))
+			break;	/* cannot happen: we came from there */
+	}
+	if (dir)
+		closedir(dir);
+	if (self >= 0)
+		close(self);
+	if (c->json)
+		printf("]");
 }
 
 /* The hook, and what tsq has pinned. */
@@ -344,7 +407,7 @@ static void print_hook(const struct tsqctl_ctx *c)
 int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	static struct doctor d;
-	char napi_tx[8], qdisc[32], cc[32];
+	char napi_tx[8], qdisc[32];
 	int err;
 
 	if (argc) {
@@ -358,24 +421,23 @@ int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 	}
 	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi_tx, sizeof(napi_tx));
 	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qdisc, sizeof(qdisc));
-	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
 	if (c->json)
 		printf("{");
 	print_nics(c, &d, napi_tx);
 	if (c->json) {
 		printf(",\"default_qdisc\":");
 		tsq_json_str(stdout, qdisc);
-		printf(",\"congestion_control\":");
-		tsq_json_str(stdout, cc);
 	} else {
-		printf("  default qdisc: %s\n", qdisc);
+		printf("  default qdisc: %s\n", qdisc[0] ? qdisc :
+		       "- (the sysctl exists in the initial netns only)");
 	}
 	if (!strcmp(qdisc, "pfifo_fast"))
 		advise(&d, "net.core.default_qdisc is pfifo_fast: new devices get one FIFO per "
 		       "band; fq (pacing, flow isolation) or fq_codel suits TSQ better");
-	print_sysctls(c, &d);
-	if (!c->json)
-		printf("  congestion control: %s\n", cc);
+	if (c->json)
+		printf(",");
+	print_sysctls(c, &d, NULL);
+	print_named_netns(c, &d);
 	print_hook(c);
 	if (c->json) {
 		printf(",\"advice\":[");
