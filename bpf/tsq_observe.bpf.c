@@ -140,26 +140,18 @@ static __always_inline void completed_if_tcp(const struct sk_buff *skb)
 		completed(skb);
 }
 
-SEC("tp_btf/consume_skb")
-int BPF_PROG(observe_free, struct sk_buff *skb)
-{
-	completed_if_tcp(skb);
-	return 0;
+/* Each tracepoint's first argument is the skb; the rest are not needed. */
+#define COMPLETION_TP(prog, tp)					\
+SEC("tp_btf/" tp)						\
+int BPF_PROG(prog, struct sk_buff *skb)				\
+{								\
+	completed_if_tcp(skb);					\
+	return 0;						\
 }
 
-SEC("tp_btf/kfree_skb")
-int BPF_PROG(observe_drop, struct sk_buff *skb)
-{
-	completed_if_tcp(skb);
-	return 0;
-}
-
-SEC("tp_btf/netif_receive_skb")
-int BPF_PROG(observe_rx, struct sk_buff *skb)
-{
-	completed_if_tcp(skb);
-	return 0;
-}
+COMPLETION_TP(observe_free, "consume_skb")
+COMPLETION_TP(observe_drop, "kfree_skb")
+COMPLETION_TP(observe_rx, "netif_receive_skb")
 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(observe_xmit, const struct sk_buff *skb, const struct net_device *dev)
