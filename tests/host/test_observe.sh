@@ -15,7 +15,8 @@ if ! netpair_init tsqobs; then
 	exit 0
 fi
 command -v ping >/dev/null || { echo "# SKIP: test_observe: no ping"; exit 0; }
-[ -x "$tsqctl" ] || { echo "FAIL: no $tsqctl (run make)"; exit 1; }
+[ -x "$tsqctl" ] && [ -x "$out/qdisc_backlog" ] ||
+	{ echo "FAIL: no $tsqctl or $out/qdisc_backlog (run make)"; exit 1; }
 trap netpair_cleanup EXIT
 # burst above 64 KB: TBF passes TSO packets whole, as a NIC's qdisc would.
 if ! netpair_up bulk lat idle rcv ||
@@ -38,31 +39,18 @@ within() {
 	awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
 }
 
-# run_flows N: N bulk flows for 14 s. tsqctl top streams 16 frames while
-# the TBF's backlog is sampled as fast as tc runs; each frame is compared
-# with the two samples around its socket walk (the queue moves by tens of
-# KB in a millisecond), and its mean delay with the mean backlog over its
-# interval drained at 100 Mbit/s (Little's law).
-run_flows() {
-	local n=$1 f bulk q r dr
-	sleep 1		# the iperf3 server takes one test at a time
-	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 14 -P "$n" -i 0
-	local client=${pids[-1]}
-	sleep 3
-	topj -i 0.25 -n 16 -a >"$t/frames$n" &
-	local tp=$!
-	: >"$t/backlog$n"
-	while kill -0 "$tp" 2>/dev/null; do
-		echo "$(date +%s.%N) $(backlog)" >>"$t/backlog$n"
-	done
-	wait "$tp"
-	wait "$client" 2>/dev/null
-	jq -r --arg p "${base#"$cgmnt"}/bulk" '.time as $t | .interval_s as $i |
-		.cgroups[] | select(.cgroup == $p) | "F \($t) \($i) \(.queued_bytes) \(.delay.mean_ns)"' \
-		"$t/frames$n" >"$t/cmp$n"
-	sed 's/^/B /' "$t/backlog$n" >>"$t/cmp$n"
-	# Per frame: queued / backlog around it, mean delay / drain time.
-	awk '$1 == "B" { bt[++nb] = $2; bv[nb] = $3; next }
+# pair N: each frame of $t/frames$N against the backlog samples of
+# $t/backlog$N: queued / the two samples around its socket walk (when
+# they are under 10 ms apart: the queue moves by a 64 KB packet every
+# 5 ms), and mean delay / the mean backlog over its interval drained at
+# 100 Mbit/s (Little's law). One line a frame in $t/ratios$N.
+pair() {
+	{
+		jq -r --arg p "${base#"$cgmnt"}/bulk" '.time as $t | .interval_s as $i |
+			.cgroups[] | select(.cgroup == $p) |
+			"F \($t) \($i) \(.queued_bytes) \(.delay.mean_ns)"' "$t/frames$1"
+		sed 's/^/B /' "$t/backlog$1"
+	} | awk '$1 == "B" { bt[++nb] = $2; bv[nb] = $3; next }
 	     { ft[++nf] = $2; fi[nf] = $3; fq[nf] = $4; fd[nf] = $5 }
 	     END {
 		for (k = 1; k <= nf; k++) {
@@ -72,13 +60,37 @@ run_flows() {
 				if (!hi && bt[j] >= ft[k]) hi = j
 				if (bt[j] > ft[k] - fi[k] && bt[j] <= ft[k]) { sum += bv[j]; cnt++ }
 			}
-			if (!lo || !hi || !cnt) continue
+			if (!lo || !hi || !cnt || bt[hi] - bt[lo] > 0.01) continue
 			b = (bv[lo] + bv[hi]) / 2
 			m = sum / cnt / 12.5e6 * 1e9
 			printf "%s %s %.0f %d %.0f %d\n", (b > 0 ? fq[k] / b : 0),
 				(m > 0 ? fd[k] / m : 0), b, fq[k], m, fd[k]
 		}
-	     }' "$t/cmp$n" >"$t/ratios$n"
+	     }' >"$t/ratios$1"
+}
+
+# run_flows N: N bulk flows. tsqctl top streams 16 frames while
+# qdisc_backlog samples the TBF every 2 ms; up to three rounds until 8
+# frames can be paired (a loaded host delays the sampler).
+run_flows() {
+	local n=$1 f bulk q r dr round tp
+	sleep 1		# the iperf3 server takes one test at a time
+	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t 30 -P "$n" -i 0
+	local client=${pids[-1]}
+	sleep 3
+	: >"$t/frames$n"
+	: >"$t/backlog$n"
+	for round in 1 2 3; do
+		topj -i 0.25 -n 16 -a >>"$t/frames$n" &
+		tp=$!
+		nsenter --net=/run/netns/"$snd" "$out/qdisc_backlog" "$va" 2000 "$tp" unix \
+			>>"$t/backlog$n"
+		wait "$tp"
+		pair "$n"
+		[ "$(wc -l <"$t/ratios$n")" -ge 8 ] && break
+	done
+	kill "$client" 2>/dev/null
+	wait "$client" 2>/dev/null
 	r=$(cut -d' ' -f1 "$t/ratios$n" | median)
 	dr=$(cut -d' ' -f2 "$t/ratios$n" | median)
 	local frames
