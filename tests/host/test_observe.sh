@@ -4,7 +4,8 @@
 # two netns joined by a veth, a 100 Mbit/s TBF on the sender's end, 1 and
 # then 8 iperf3 flows in cgroup "bulk", a ping in "lat", a sleep in
 # "idle". Checks the bulk cgroup's queued bytes against the TBF's backlog
-# (within 20 %), its delay against the backlog's drain time, zeros for
+# (within 20 %; tests/vm/qdisc_backlog samples it every 2 ms), its delay
+# against the backlog's drain time, zeros for
 # the other two, and, with the queue frozen by a 100 kbit/s TBF, every
 # socket's numbers against ss -tmi.
 set -u
