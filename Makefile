@@ -102,16 +102,19 @@ $(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) include/tsq.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
 
-$(OUTPUT)/tsqctl: user/tsqctl/tsqctl.c user/tsq_bpf.c user/tsq_bpf.h \
-		  user/tsq_report.c user/tsq_report.h \
-		  $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
+TSQCTL_SRCS := $(wildcard user/tsqctl/*.c) user/tsq_bpf.c user/tsq_report.c \
+	       user/tsq_observe.c
+$(OUTPUT)/tsqctl: $(TSQCTL_SRCS) $(wildcard user/tsqctl/*.h) user/tsq_bpf.h \
+		  user/tsq_report.h user/tsq_observe.h $(OUTPUT)/tsq_cgroup.skel.h \
+		  $(OUTPUT)/tsq_observe.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
 		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
-TSQD_SRCS := $(wildcard user/tsqd/*.c) user/tsq_bpf.c user/tsq_report.c
+TSQD_SRCS := $(wildcard user/tsqd/*.c) user/tsq_bpf.c user/tsq_report.c user/tsq_observe.c
 $(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_report.h \
-		$(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
+		user/tsq_observe.h $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/tsq_observe.skel.h \
+		$(OUTPUT)/libtsq.a include/tsq.h | tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
 		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@

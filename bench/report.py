@@ -161,6 +161,85 @@ def scale(rows):
     return out or None
 
 
+def observe(rows):
+    """tsqctl top natively on the host: its cost, and the per-cgroup
+    delays it saw under each configuration."""
+    if not rows:
+        return None
+    out = {"date": rows[0].get("date"), "tsq": rows[0].get("tsq"),
+           "kernel": rows[0].get("kernel"), "configs": [], "unavailable": {}, "progs": {}}
+    cost = [r for r in rows if r["kind"] == "observe_cost"]
+    one = [r for r in cost if r["frames"] == 1]
+    many = [r for r in cost if r["frames"] > 1]
+    if one and many:
+        n = many[0]["frames"]
+        c1 = statistics.median(r["user_s"] + r["sys_s"] for r in one)
+        out["cost"] = {
+            "sockets": many[0]["sockets"], "frames": n,
+            "load_cpu_s": spread([r["user_s"] + r["sys_s"] for r in one]),
+            # Beyond the load: what each 1-s frame costs, as % of one CPU.
+            "frame_pct": spread([100 * (r["user_s"] + r["sys_s"] - c1) / (n - 1) for r in many]),
+            "total_pct": spread([r["cpu_pct"] for r in many])}
+    for r in rows:
+        if r["kind"] == "observe_prog":
+            out["progs"].setdefault(r["prog"], []).append(r["ns_per_call"])
+        elif r["kind"] == "observe" and "unavailable" in r:
+            out["unavailable"][r["config"]] = r["unavailable"]
+    out["progs"] = {p: spread(v) for p, v in out["progs"].items()}
+    groups = defaultdict(list)
+    for r in rows:
+        if r["kind"] == "observe" and "unavailable" not in r:
+            groups[(r["config"], r["flows"])].append(r)
+
+    def ms(rs, cg, key, field):
+        return spread([r[cg][key][field] / 1e6 for r in rs if r.get(cg)])
+
+    for (cfg, flows), rs in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        out["configs"].append({
+            "config": cfg, "flows": flows, "runs": len(rs),
+            "completion": rs[0].get("completion"),
+            "bulk_queued_kb": spread([r["bulk"]["queued_bytes"] / 1000 for r in rs if r.get("bulk")]),
+            "bulk_mean_ms": ms(rs, "bulk", "delay", "mean_ns"),
+            "bulk_p99_ms": ms(rs, "bulk", "delay", "p99_ns"),
+            "lat_mean_ms": ms(rs, "lat", "delay", "mean_ns"),
+            "lat_p99_ms": ms(rs, "lat", "delay", "p99_ns"),
+            "rr_p50_ms": spread([r["rr_ms"][0] for r in rs if r.get("rr_ms")]),
+            "rr_p99_ms": spread([r["rr_ms"][1] for r in rs if r.get("rr_ms")])})
+    return out
+
+
+def observe_md(ob):
+    L = ["## Per-cgroup delays seen by tsqctl top, native\n",
+         f"Measured {ob['date']}, tsq {ob['tsq']}, host kernel {ob['kernel']} (no hook), "
+         "`bench/observe.sh`: two netns joined by a veth, a 100 Mbit/s TBF on the "
+         "sender's end, cubic flows in /bulk and a TCP request/response probe in /lat; "
+         "one `tsqctl top` frame over the flows' middle. Delay: from TCP's transmit to "
+         f"TX completion ({ob['configs'][0]['completion'] if ob['configs'] else '?'}), "
+         "mean and p99 (upper bound of its log2 bucket); the probe's own p50/p99 beside it.\n"]
+    if ob["configs"]:
+        L.append("| flows | config | /bulk queued KB | /bulk delay mean / p99 ms "
+                 "| /lat delay mean / p99 ms | probe p50 / p99 ms |")
+        L.append("|---|---|---|---|---|---|")
+        for c in ob["configs"]:
+            L.append(f"| {c['flows']} | {c['config']} | {fmt(c['bulk_queued_kb'], 0)} | "
+                     f"{fmt(c['bulk_mean_ms'])} / {fmt(c['bulk_p99_ms'], 0)} | "
+                     f"{fmt(c['lat_mean_ms'])} / {fmt(c['lat_p99_ms'], 0)} | "
+                     f"{fmt(c['rr_p50_ms'])} / {fmt(c['rr_p99_ms'])} |")
+    for cfg, why in ob["unavailable"].items():
+        L.append(f"\n{cfg}: not measured, {why}.")
+    if ob.get("cost"):
+        c = ob["cost"]
+        L.append(f"\nCost of `tsqctl top -i 1` with {c['sockets']} established sockets: "
+                 f"{fmt(c['frame_pct'], 2)} % of one CPU per frame beyond loading "
+                 f"(target 2 %: {verdict(c['frame_pct']['max'] <= 2)}); loading takes "
+                 f"{fmt(c['load_cpu_s'], 2)} s of CPU once; over {c['frames']} frames "
+                 f"in all {fmt(c['total_pct'], 2)} %.")
+    if ob["progs"]:
+        L.append("\nPer call, under 8 flows (kernel.bpf_stats_enabled): " + ", ".join(
+            f"{p} {fmt(v, 0)} ns" for p, v in sorted(ob["progs"].items())) + ".")
+    return "\n".join(L) + "\n"
+
+
 def plot(agg, path):
     try:
         import matplotlib
@@ -201,7 +280,7 @@ def plot(agg, path):
     return True
 
 
-def markdown(meta, agg, tg, ov, zc, sc, has_plot):
+def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
     L = []
     L.append("# tsq bench results\n")
     L.append(f"`make bench` on {meta.get('date', '?')}, tsq {meta.get('tsq', '?')}, "
@@ -303,6 +382,8 @@ def markdown(meta, agg, tg, ov, zc, sc, has_plot):
             L.append(f"| {cmd} | {r['policies']} | {r['host_cgroups']} | {fmt(r['ms'], 0)} | "
                      f"{'yes' if r['all_listed'] else 'no'} | {verdict(r['ms']['max'] < 1000)} |")
         L.append("")
+    if ob:
+        L.append(observe_md(ob))
     return "\n".join(L) + "\n"
 
 
@@ -350,12 +431,13 @@ def main():
     ov = overhead(ov_rows) if ov_rows else None
     zc = zerocost(load(raw / "zerocost.jsonl"))
     sc = scale(load(raw / "scale.jsonl"))
+    ob = observe(load(raw / "observe.jsonl"))
     has_plot = bool(agg) and plot(agg, res / "latency.png")
     (res / "results.json").write_text(json.dumps(
         {"meta": meta, "scenarios": agg, "targets": tg, "overhead": ov, "zerocost": zc,
-         "scale": sc},
+         "scale": sc, "observe": ob},
         indent=1, default=list) + "\n")
-    (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, sc, has_plot))
+    (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, sc, has_plot, ob))
     if agg:
         (res / "headline.md").write_text(headline(agg))
     print(f"report: {res}/results.md")

@@ -104,4 +104,38 @@ struct tsq_cgrp_socks {
 	__s64 established;
 };
 
+/* tsq_observe (any kernel with BTF, hook or not): see bpf/tsq_observe.bpf.c.
+ * Delays are log2 histograms of nanoseconds: slot i counts the skbs that
+ * waited [2^i, 2^(i+1)) ns, slot 0 also those under 1 ns, the last slot
+ * those above.
+ */
+#define TSQ_OBS_SLOTS		32
+
+/* tsq_obs_delay map, key: cgroup id of the socket's cgroup. Per CPU. */
+struct tsq_obs_delay {
+	__u64 done[TSQ_OBS_SLOTS];	/* TCP transmit to TX completion */
+	__u64 done_ns;			/* sum of those delays */
+	__u64 qdisc[TSQ_OBS_SLOTS];	/* TCP transmit to the driver */
+	__u64 qdisc_ns;
+};
+
+#define TSQ_OBS_THROTTLED	(1U << 0)	/* TSQ_THROTTLED set */
+
+/* One record a full TCP socket, written by the iter/tcp program. */
+struct tsq_obs_sock {
+	__u64 cgid;		/* cgroup the socket was created in */
+	__u64 pacing_rate;	/* bytes/s; ~0 when TCP set none */
+	__u32 wmem_alloc;	/* bytes in qdisc and device queues (truesize) */
+	__u32 wmem_queued;	/* write and retransmit queues (truesize) */
+	__u32 unsent;		/* write_seq - snd_nxt */
+	__u32 inflight;		/* snd_nxt - snd_una */
+	__u32 sndbuf;
+	__u16 sport;		/* host order */
+	__u16 dport;
+	__u8 state;		/* TCP_ESTABLISHED, ... */
+	__u8 flags;		/* TSQ_OBS_* */
+	__u16 pad;
+	__u32 pad2;
+};
+
 #endif /* __TSQ_H */

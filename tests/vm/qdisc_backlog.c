@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* qdisc_backlog: sample a device's root qdisc backlog over rtnetlink.
  *
- *   qdisc_backlog DEV INTERVAL_US PID
+ *   qdisc_backlog DEV INTERVAL_US PID [unix]
  *
  * Prints "MS BYTES" lines (ms since start, root qdisc backlog) until PID
- * exits. One process and one netlink socket instead of a tc per sample:
+ * exits; with "unix", Unix time in seconds to the microsecond instead of
+ * MS, to line samples up with another tool's timestamps. One process and one netlink socket instead of a tc per sample:
  * under TCG a fork+exec per sample costs a vCPU and skews the very
  * throughput the tests compare.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +89,13 @@ static long long backlog(int fd, int ifindex)
 int main(int argc, char **argv)
 {
 	struct timespec t0, period;
+	bool unix_time = argc == 5 && !strcmp(argv[4], "unix");
 	int fd, ifindex;
 	long interval;
 	pid_t pid;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: qdisc_backlog DEV INTERVAL_US PID\n");
+	if (argc != 4 && !unix_time) {
+		fprintf(stderr, "usage: qdisc_backlog DEV INTERVAL_US PID [unix]\n");
 		return 2;
 	}
 	ifindex = if_nametoindex(argv[1]);
@@ -118,7 +121,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "qdisc_backlog: no root qdisc on %s\n", argv[1]);
 			return 1;
 		}
-		printf("%lld %lld\n", now_ms(&t0), b);
+		if (unix_time) {
+			struct timespec r;
+
+			clock_gettime(CLOCK_REALTIME, &r);
+			printf("%lld.%06ld %lld\n", (long long)r.tv_sec, r.tv_nsec / 1000, b);
+		} else {
+			printf("%lld %lld\n", now_ms(&t0), b);
+		}
 		nanosleep(&period, NULL);
 	}
 	return 0;

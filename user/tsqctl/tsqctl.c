@@ -22,6 +22,7 @@
 #include "tsq.h"
 #include "tsq_bpf.h"
 #include "tsq_report.h"
+#include "tsqctl.h"
 #include "cgroup.h"
 #include "pidfile.h"
 #include "policy.h"
@@ -287,18 +288,6 @@ static int cmd_reset(int argc, char **argv)
 	return err ? failed(err, "reset") : 0;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (fgets(buf, len, f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
-}
-
 /* Per NIC: the driver, virtio-net's napi_tx (TSQ needs timely TX
  * completion) and the BQL limit of each TX queue.
  */
@@ -309,7 +298,7 @@ static void print_nics(void)
 	bool first = true;
 	DIR *d, *qd;
 
-	read_line("/sys/module/virtio_net/parameters/napi_tx", napi, sizeof(napi));
+	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi, sizeof(napi));
 	d = opendir("/sys/class/net");
 	if (json)
 		printf(",\"nics\":[");
@@ -351,7 +340,7 @@ static void print_nics(void)
 			if (strncmp(q->d_name, "tx-", 3))
 				continue;
 			snprintf(lp, sizeof(lp), "%s/%s/byte_queue_limits/limit", path, q->d_name);
-			read_line(lp, val, sizeof(val));
+			tsqctl_read_line(lp, val, sizeof(val));
 			if (json)
 				printf("%s\"%s\":%s", qfirst ? "" : ",", q->d_name, val[0] ? val : "null");
 			else
@@ -381,14 +370,16 @@ static int cmd_status(int argc, char **argv)
 		id = tsq_link_id(fd);
 		close(fd);
 	}
-	read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
-	read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
-	read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_limit_output_bytes", lob, sizeof(lob));
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 	if (json) {
 		printf("{\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"tsqd_pid\":%d,"
+		       "\"tsqd_mode\":%s,"
 		       "\"tcp_limit_output_bytes\":%s,"
 		       "\"congestion_control\":\"%s\",\"default_qdisc\":\"%s\"",
 		       hook ? "true" : "false", attached ? "true" : "false", id, daemon,
+		       !daemon ? "null" : hook ? "\"policy\"" : "\"observation\"",
 		       lob[0] ? lob : "null", cc, qd);
 		print_nics();
 		printf("}\n");
@@ -399,7 +390,8 @@ static int cmd_status(int argc, char **argv)
 		if (attached)
 			printf(" (link id %u)", id);
 		if (daemon)
-			printf("\ntsqd: running, pid %d", daemon);
+			printf("\ntsqd: running, pid %d%s", daemon,
+			       hook ? "" : ", observation mode (no hook: statistics only)");
 		else
 			printf("\ntsqd: not running");
 		printf("\ntcp_limit_output_bytes: %s\ncongestion control: %s\n"
@@ -407,6 +399,20 @@ static int cmd_status(int argc, char **argv)
 		print_nics();
 	}
 	return 0;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	struct tsqctl_ctx c = { .json = json, .mount = mount_point };
+
+	return tsqctl_top(&c, argc, argv);
+}
+
+static int cmd_doctor(int argc, char **argv)
+{
+	struct tsqctl_ctx c = { .json = json, .mount = mount_point };
+
+	return tsqctl_doctor(&c, argc, argv);
 }
 
 static const struct cmd {
@@ -420,6 +426,8 @@ static const struct cmd {
 	{ "stats", cmd_stats },
 	{ "reset", cmd_reset },
 	{ "status", cmd_status },
+	{ "top", cmd_top },
+	{ "doctor", cmd_doctor },
 };
 
 static int usage(FILE *f, int rc)
@@ -433,6 +441,10 @@ static int usage(FILE *f, int rc)
 		"  stats [--watch [SECONDS]]          per-cgroup counters\n"
 		"  reset                              detach: every socket to stock TSQ\n"
 		"  status                             hook, attachment, kernel defaults, NICs\n"
+		"  top [-i SECONDS] [-n COUNT] [-a] [-s]\n"
+		"                                     bytes queued and their delay per cgroup\n"
+		"                                     (any kernel; TCP sockets of this netns)\n"
+		"  doctor                             what decides TSQ's effect here, with advice\n"
 		"CGROUP is a path below the cgroup2 root (/bulk); UNIT a systemd unit\n"
 		"(nginx.service). SIZE as tc writes it: 65536, 64k, 64KiB, 1m.\n");
 	return rc;
@@ -474,8 +486,9 @@ int main(int argc, char **argv)
 		return usage(stderr, 2);
 	if (!verbose)
 		libbpf_set_print(quiet);
+	/* doctor needs none: ip netns exec hides it behind a new /sys. */
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
-	if (err)
+	if (err && strcmp(argv[0], "doctor"))
 		return refused("no cgroup2 mount found");
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -32,6 +32,7 @@
 
 #include "tsq_bpf.h"
 #include "tsq_report.h"
+#include "tsq_observe.h"
 #include "cgroup.h"
 #include "conffile.h"
 #include "http.h"
@@ -53,6 +54,8 @@ static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
 static const char *listen_spec = TSQD_LISTEN_DEFAULT;
 static unsigned int log_interval = 60;
 static char mount_point[PATH_MAX];
+/* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
+static struct tsq_obs *observer;
 
 enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
 
@@ -107,7 +110,9 @@ static void preflight(void)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
 }
 
-/* Adopt the pinned link if there is one, else attach. Returns its fd. */
+/* Adopt the pinned link if there is one, else attach. Returns its fd,
+ * or -1 in observation mode (a kernel without the hook).
+ */
 static int attach_or_adopt(void)
 {
 	char why[256] = "";
@@ -122,8 +127,15 @@ static int attach_or_adopt(void)
 		return fd;
 	}
 	/* Only now: parsing the kernel's BTF is the slow part of a start. */
-	if (!tsq_hook_present())
-		die("this kernel has no tcp_tsq_ops hook (the tsq kernel series is not applied; see kernel/README.md)");
+	if (!tsq_hook_present()) {
+		observer = tsq_obs_open();
+		if (!observer)
+			die("observation mode: loading tsq_observe: %s", strerror(errno));
+		log_info("observation mode: this kernel has no tcp_tsq_ops hook (the tsq series "
+			 "is not applied), so policies are not applied; per-cgroup queues and "
+			 "delays are served");
+		return -1;
+	}
 	err = tsq_attach();
 	/* Another tsqd or tsqctl attached since the look above. */
 	if (err == -EEXIST) {
@@ -256,6 +268,8 @@ static const char *serve(const char *path, FILE *body, void *ctx)
 		type = "text/plain; version=0.0.4";
 	else
 		return NULL;
+	if (observer)
+		return tsq_obs_serve(observer, mount_point, body, json) ? NULL : type;
 	if (tsq_report_collect(mount_point, &r)) {
 		fputs(json ? "[]\n" : "# tsq is not attached\n", body);
 		return type;
@@ -482,12 +496,15 @@ int main(int argc, char **argv)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
 		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
+	if (observer)
+		goto loop;
 	d.policy = tsq_pinned(TSQ_PIN_POLICY);
 	if (d.policy < 0)
 		die("policy map: %s", strerror(-d.policy));
 	policies_init(&d.ps, mount_point, d.policy, d.cg_in);
 	if (reload(&d, true))
 		return 1;
+loop:
 
 	add_fd(&d, d.sig, EV_SIGNAL, EPOLLIN);
 	add_fd(&d, d.conf_in, EV_CONF, EPOLLIN);
@@ -501,8 +518,11 @@ int main(int argc, char **argv)
 	arm(d.tick, 1000, 1000);
 	d.last_log = time(NULL);
 
-	snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
-		 d.ps.nr, d.ps.pending);
+	if (observer)
+		snprintf(err, sizeof(err), "READY=1\nSTATUS=observation mode (no tcp_tsq_ops hook)");
+	else
+		snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
+			 d.ps.nr, d.ps.pending);
 	notify(err);
 	if (d.http)
 		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Load tsq_observe and turn what it sees into per-cgroup snapshots.
+ *
+ * Nothing is pinned: the programs live as long as the process that opened
+ * them (tsqctl top, tsqd), which is what an observer should do, unlike the
+ * policy (see tsq_bpf.c). Socket state comes from running the iter/tcp
+ * program once per snapshot; delays from per-CPU histograms that only
+ * grow, so a snapshot reports the difference with the previous one.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tsq_observe.h"
+#include "tsq_observe.skel.h"
+#include "cgroup.h"
+#include "quote.h"
+
+#define TCP_STATE_ESTABLISHED	1
+
+struct delay_entry {
+	__u64 id;
+	struct tsq_obs_delay d;
+};
+
+struct tsq_obs {
+	struct tsq_observe *skel;
+	struct bpf_link *done[3], *xmit, *iter;
+	const char *completion;		/* how TX completion is seen */
+	int ncpu;
+	struct tsq_obs_delay *percpu;
+	struct delay_entry *prev;	/* sums at the previous snapshot, by id */
+	size_t nprev;
+	struct timespec last;
+};
+
+static double now_secs(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	return ts->tv_sec + ts->tv_nsec / 1e9;
+}
+
+void tsq_obs_close(struct tsq_obs *o)
+{
+	if (!o)
+		return;
+	bpf_link__destroy(o->iter);
+	bpf_link__destroy(o->xmit);
+	for (int i = 0; i < 3; i++)
+		bpf_link__destroy(o->done[i]);
+	tsq_observe__destroy(o->skel);
+	free(o->percpu);
+	free(o->prev);
+	free(o);
+}
+
+/* fentry/tcp_wfree if the kernel allows it, else the tracepoints. */
+static struct tsq_observe *load(bool fentry)
+{
+	struct tsq_observe *skel = tsq_observe__open();
+	struct bpf_program *fallback[] = {
+		skel ? skel->progs.observe_free : NULL,
+		skel ? skel->progs.observe_drop : NULL,
+		skel ? skel->progs.observe_rx : NULL,
+	};
+	int err;
+
+	if (!skel)
+		return NULL;
+	bpf_program__set_autoload(skel->progs.observe_done, fentry);
+	for (int i = 0; i < 3; i++)
+		bpf_program__set_autoload(fallback[i], !fentry);
+	err = tsq_observe__load(skel);
+	if (err) {
+		tsq_observe__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+struct tsq_obs *tsq_obs_open(void)
+{
+	struct tsq_obs *o = calloc(1, sizeof(*o));
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	o->ncpu = libbpf_num_possible_cpus();
+	if (o->ncpu <= 0) {
+		err = o->ncpu ? o->ncpu : -EINVAL;
+		goto fail;
+	}
+	o->percpu = calloc(o->ncpu, sizeof(*o->percpu));
+	if (!o->percpu) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* fentry can fail at load (EPERM on this 6.18 host) or at attach
+	 * (EBUSY on the 6.12 guest): either way, the tracepoints instead.
+	 */
+	for (int fentry = 1; fentry >= 0; fentry--) {
+		struct bpf_program *done[3] = {};
+		/* A refused fentry is no news: the fallback follows. */
+		libbpf_print_fn_t print = fentry ? libbpf_set_print(NULL) : NULL;
+
+		o->skel = load(fentry);
+		if (!o->skel) {
+			err = -errno;
+			if (fentry)
+				libbpf_set_print(print);
+			continue;
+		}
+		o->completion = fentry ? "fentry/tcp_wfree" : "tp_btf/consume_skb";
+		done[0] = fentry ? o->skel->progs.observe_done : o->skel->progs.observe_free;
+		done[1] = fentry ? NULL : o->skel->progs.observe_drop;
+		done[2] = fentry ? NULL : o->skel->progs.observe_rx;
+		err = 0;
+		for (int i = 0; i < 3 && done[i] && !err; i++) {
+			o->done[i] = bpf_program__attach(done[i]);
+			err = o->done[i] ? 0 : -errno;
+		}
+		if (fentry)
+			libbpf_set_print(print);
+		if (!err)
+			break;
+		for (int i = 0; i < 3; i++) {
+			bpf_link__destroy(o->done[i]);
+			o->done[i] = NULL;
+		}
+		tsq_observe__destroy(o->skel);
+		o->skel = NULL;
+	}
+	if (err)
+		goto fail;
+	o->iter = bpf_program__attach_iter(o->skel->progs.observe_tcp, NULL);
+	if (!o->iter) {
+		err = -errno;
+		goto fail;
+	}
+	/* Only the split of the delay depends on it. */
+	o->xmit = bpf_program__attach(o->skel->progs.observe_xmit);
+	now_secs(&o->last);
+	return o;
+fail:
+	tsq_obs_close(o);
+	errno = -err;
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Run the iterator: every record of the caller's netns. */
+static int read_socks(struct tsq_obs *o, struct tsq_obs_sock **out, size_t *nr)
+{
+	size_t len = 0, alloc = 64 * sizeof(**out);
+	char *buf = malloc(alloc);
+	int fd = bpf_iter_create(bpf_link__fd(o->iter));
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -errno : -ENOMEM;
+	}
+	for (;;) {
+		if (alloc - len < 4096) {
+			char *nb = realloc(buf, alloc * 2);
+
+			if (!nb) {
+				n = -1;
+				errno = ENOMEM;
+				break;
+			}
+			buf = nb;
+			alloc *= 2;
+		}
+		n = read(fd, buf + len, alloc - len);
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return -errno;
+	}
+	*out = (struct tsq_obs_sock *)buf;
+	*nr = len / sizeof(**out);
+	return 0;
+}
+
+/* The entry of id among the first n, which are sorted by id. */
+static struct tsq_obs_cgrp *find(struct tsq_obs_snap *s, size_t n, __u64 id)
+{
+	return n ? bsearch(&id, s->v, n, sizeof(*s->v), cmp_id) : NULL;
+}
+
+static struct tsq_obs_cgrp *append(struct tsq_obs_snap *s, size_t *alloc, __u64 id)
+{
+	if (s->nr == *alloc) {
+		size_t n = *alloc ? 2 * *alloc : 32;
+		void *v = realloc(s->v, n * sizeof(*s->v));
+
+		if (!v)
+			return NULL;
+		s->v = v;
+		*alloc = n;
+	}
+	memset(&s->v[s->nr], 0, sizeof(s->v[0]));
+	s->v[s->nr].id = id;
+	return &s->v[s->nr++];
+}
+
+/* Records sorted by cgroup id: one pass a cgroup, p99 from its slice. */
+static int add_socks(struct tsq_obs_snap *s, size_t *alloc, struct tsq_obs_sock *r,
+		     size_t nr)
+{
+	__u32 *q = malloc((nr ? nr : 1) * sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	qsort(r, nr, sizeof(*r), cmp_id);
+	for (size_t i = 0; i < nr;) {
+		struct tsq_obs_cgrp *e = append(s, alloc, r[i].cgid);
+		size_t j = i, k;
+
+		if (!e) {
+			free(q);
+			return -ENOMEM;
+		}
+		for (; j < nr && r[j].cgid == r[i].cgid; j++) {
+			const struct tsq_obs_sock *sk = &r[j];
+
+			q[j - i] = (__s32)sk->wmem_alloc < 0 ? 0 : sk->wmem_alloc;
+			e->sockets++;
+			e->established += sk->state == TCP_STATE_ESTABLISHED;
+			e->throttled += !!(sk->flags & TSQ_OBS_THROTTLED);
+			e->queued += q[j - i];
+			e->unsent += sk->unsent;
+			e->wmem_queued += sk->wmem_queued;
+			/* ~0UL (and ~0U on 32-bit fields): TCP set no rate. */
+			if (sk->pacing_rate && sk->pacing_rate < ~0U)
+				e->pacing += sk->pacing_rate;
+		}
+		k = j - i;
+		qsort(q, k, sizeof(*q), cmp_u32);
+		e->queued_max = q[k - 1];
+		e->queued_p99 = q[(99 * k + 99) / 100 - 1];
+		i = j;
+	}
+	free(q);
+	return 0;
+}
+
+static struct delay_entry *find_prev(struct tsq_obs *o, __u64 id)
+{
+	return bsearch(&id, o->prev, o->nprev, sizeof(*o->prev), cmp_id);
+}
+
+/* Sum the per-CPU histograms; report what grew since the last call. */
+static int add_delays(struct tsq_obs *o, struct tsq_obs_snap *s, size_t *alloc)
+{
+	int fd = bpf_map__fd(o->skel->maps.tsq_obs_delay);
+	struct delay_entry *cur = NULL;
+	size_t ncur = 0, acur = 0, sorted = s->nr;
+	__u64 key, next, *pkey = NULL;
+
+	while (!bpf_map_get_next_key(fd, pkey, &next)) {
+		struct delay_entry *c, *p;
+		struct tsq_obs_cgrp *e;
+		bool grew = false;
+
+		key = next;
+		pkey = &key;
+		if (bpf_map_lookup_elem(fd, &key, o->percpu))
+			continue;
+		if (ncur == acur) {
+			void *v = realloc(cur, (acur = acur ? 2 * acur : 32) * sizeof(*cur));
+
+			if (!v) {
+				free(cur);
+				return -ENOMEM;
+			}
+			cur = v;
+		}
+		c = &cur[ncur++];
+		memset(c, 0, sizeof(*c));
+		c->id = key;
+		for (int cpu = 0; cpu < o->ncpu; cpu++) {
+			for (int i = 0; i < TSQ_OBS_SLOTS; i++) {
+				c->d.done[i] += o->percpu[cpu].done[i];
+				c->d.qdisc[i] += o->percpu[cpu].qdisc[i];
+			}
+			c->d.done_ns += o->percpu[cpu].done_ns;
+			c->d.qdisc_ns += o->percpu[cpu].qdisc_ns;
+		}
+		p = find_prev(o, key);
+		for (int i = 0; i < TSQ_OBS_SLOTS; i++)
+			grew |= c->d.done[i] != (p ? p->d.done[i] : 0) ||
+				c->d.qdisc[i] != (p ? p->d.qdisc[i] : 0);
+		if (!grew)
+			continue;
+		e = find(s, sorted, key) ?: append(s, alloc, key);
+		if (!e) {
+			free(cur);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < TSQ_OBS_SLOTS; i++) {
+			e->done[i] = c->d.done[i] - (p ? p->d.done[i] : 0);
+			e->qdisc[i] = c->d.qdisc[i] - (p ? p->d.qdisc[i] : 0);
+			e->done_n += e->done[i];
+			e->qdisc_n += e->qdisc[i];
+		}
+		e->done_ns = c->d.done_ns - (p ? p->d.done_ns : 0);
+		e->qdisc_ns = c->d.qdisc_ns - (p ? p->d.qdisc_ns : 0);
+	}
+	if (ncur)
+		qsort(cur, ncur, sizeof(*cur), cmp_id);
+	free(o->prev);
+	o->prev = cur;
+	o->nprev = ncur;
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_id);
+	return 0;
+}
+
+struct name_ctx {
+	struct tsq_obs_snap *s;
+	size_t *alloc, sorted;
+	bool all;
+	int err;
+};
+
+static void name_one(int fd, const char *path, int depth, void *arg)
+{
+	struct name_ctx *c = arg;
+	__u64 id = tsq_cgroup_id(fd);
+	struct tsq_obs_cgrp *e = NULL;
+
+	if (!id || c->err)
+		return;
+	e = find(c->s, c->sorted, id);
+	if (!e && !c->all)
+		return;
+	if (!e)
+		e = append(c->s, c->alloc, id);
+	if (!e || !(e->path = strdup(path[0] ? path : "/")))
+		c->err = -ENOMEM;
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct tsq_obs_cgrp *x = a, *y = b;
+
+	if (x->queued != y->queued)
+		return x->queued > y->queued ? -1 : 1;
+	if (x->done_n != y->done_n)
+		return x->done_n > y->done_n ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *s,
+		     unsigned int flags)
+{
+	struct name_ctx nc = { .s = s, .all = flags & TSQ_OBS_ALL };
+	struct tsq_obs_sock *socks = NULL;
+	size_t alloc = 0, nsocks = 0;
+	struct timespec ts;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	nc.alloc = &alloc;
+	s->qdisc = o->xmit != NULL;
+	s->completion = o->completion;
+	err = read_socks(o, &socks, &nsocks);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->time = ts.tv_sec + ts.tv_nsec / 1e9;
+	if (!err) {
+		s->sockets = nsocks;
+		err = add_socks(s, &alloc, socks, nsocks);
+	}
+	if (!err && (flags & TSQ_OBS_SOCKS)) {
+		s->socks = socks;
+		s->nsocks = nsocks;
+	} else {
+		free(socks);
+	}
+	err = err ?: add_delays(o, s, &alloc);
+	s->secs = now_secs(&ts) - (o->last.tv_sec + o->last.tv_nsec / 1e9);
+	o->last = ts;
+	nc.sorted = s->nr;
+	if (!err)
+		err = tsq_cgroup_walk(mount, "", name_one, &nc) ?: nc.err;
+	if (err) {
+		tsq_obs_snap_free(s);
+		return err;
+	}
+	qsort(s->v, s->nr, sizeof(*s->v), cmp_queued);
+	return 0;
+}
+
+void tsq_obs_snap_free(struct tsq_obs_snap *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->v[i].path);
+	free(s->v);
+	free(s->socks);
+	memset(s, 0, sizeof(*s));
+}
+
+__u64 tsq_obs_hist_pct(const __u64 *hist, __u64 n, double p)
+{
+	__u64 cum = 0, want;
+
+	if (!n)
+		return 0;
+	want = (__u64)(p / 100.0 * n + 0.999999);
+	if (!want)
+		want = 1;
+	for (int i = 0; i < TSQ_OBS_SLOTS; i++) {
+		cum += hist[i];
+		if (cum >= want)
+			return 2ULL << i;
+	}
+	return 2ULL << (TSQ_OBS_SLOTS - 1);
+}
+
+static void json_delay(FILE *f, const char *name, const __u64 *hist, __u64 n, __u64 ns)
+{
+	int last = -1;
+
+	fprintf(f, ",\"%s\":{\"count\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,"
+		"\"p99_ns\":%llu,\"hist_log2_ns\":[", name, (unsigned long long)n,
+		(unsigned long long)(n ? ns / n : 0),
+		(unsigned long long)tsq_obs_hist_pct(hist, n, 50),
+		(unsigned long long)tsq_obs_hist_pct(hist, n, 99));
+	for (int i = 0; i < TSQ_OBS_SLOTS; i++)
+		if (hist[i])
+			last = i;
+	for (int i = 0; i <= last; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)hist[i]);
+	fputs("]}", f);
+}
+
+void tsq_obs_json(FILE *f, const struct tsq_obs_snap *s)
+{
+	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"sockets\":%zu,\"completion\":\"%s\","
+		"\"qdisc_delay\":%s,\"cgroups\":[", s->time, s->secs, s->sockets, s->completion,
+		s->qdisc ? "true" : "false");
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct tsq_obs_cgrp *e = &s->v[i];
+
+		fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+		if (e->path)
+			tsq_json_str(f, e->path);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"id\":%llu,\"sockets\":%u,\"established\":%u,\"throttled\":%u,"
+			"\"queued_bytes\":%llu,\"queued_max\":%u,\"queued_p99\":%u,"
+			"\"unsent_bytes\":%llu,\"wmem_queued\":%llu,\"pacing_rate\":%llu",
+			(unsigned long long)e->id, e->sockets, e->established, e->throttled,
+			(unsigned long long)e->queued, e->queued_max, e->queued_p99,
+			(unsigned long long)e->unsent, (unsigned long long)e->wmem_queued,
+			(unsigned long long)e->pacing);
+		json_delay(f, "delay", e->done, e->done_n, e->done_ns);
+		if (s->qdisc)
+			json_delay(f, "qdisc_delay", e->qdisc, e->qdisc_n, e->qdisc_ns);
+		fputc('}', f);
+	}
+	fputs("]", f);
+	if (s->nsocks)
+		fputs(",\"socket_list\":[", f);
+	for (size_t i = 0; i < s->nsocks; i++) {
+		const struct tsq_obs_sock *k = &s->socks[i];
+
+		fprintf(f, "%s{\"cgroup_id\":%llu,\"sport\":%u,\"dport\":%u,\"state\":%u,"
+			"\"wmem_alloc\":%d,\"wmem_queued\":%u,\"sndbuf\":%u,\"unsent\":%u,"
+			"\"inflight\":%u,\"throttled\":%s,\"pacing_rate\":%llu}",
+			i ? "," : "", (unsigned long long)k->cgid, k->sport, k->dport,
+			k->state, (int)k->wmem_alloc, k->wmem_queued, k->sndbuf, k->unsent,
+			k->inflight, k->flags & TSQ_OBS_THROTTLED ? "true" : "false",
+			(unsigned long long)k->pacing_rate);
+	}
+	fputs(s->nsocks ? "]}\n" : "}\n", f);
+}
+
+/* Gauges over the interval since the last scrape; labelled by cgroup. */
+static const struct obs_family {
+	const char *name, *help;
+	size_t off;
+	bool u32;
+} obs_families[] = {
+#define F(n, h, field, w) { n, h, offsetof(struct tsq_obs_cgrp, field), w }
+	F("tsq_obs_sockets", "Established TCP sockets created in the cgroup.", established, true),
+	F("tsq_obs_throttled_sockets", "Sockets with TSQ_THROTTLED set now.", throttled, true),
+	F("tsq_obs_queued_bytes", "sk_wmem_alloc over the sockets: bytes in qdiscs and rings.",
+	  queued, false),
+	F("tsq_obs_queued_max_bytes", "The largest sk_wmem_alloc of one socket.", queued_max, true),
+	F("tsq_obs_unsent_bytes", "Bytes written but not yet sent.", unsent, false),
+	F("tsq_obs_pacing_rate_bytes", "Sum of the pacing rates TCP set, bytes/s.", pacing, false),
+	F("tsq_obs_delay_count", "Skbs completed since the last scrape.", done_n, false),
+#undef F
+};
+
+static void prom_pct(FILE *f, const struct tsq_obs_snap *s, const char *name, bool qdisc)
+{
+	static const double pcts[] = { 50, 99 };
+
+	fprintf(f, "# HELP %s Delay from TCP's transmit to %s since the last scrape "
+		"(log2 bucket upper bound).\n# TYPE %s gauge\n", name,
+		qdisc ? "the driver" : "TX completion", name);
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct tsq_obs_cgrp *e = &s->v[i];
+
+		if (!e->path || !(qdisc ? e->qdisc_n : e->done_n))
+			continue;
+		for (size_t p = 0; p < 2; p++) {
+			fprintf(f, "%s{cgroup=", name);
+			tsq_prom_label(f, e->path);
+			fprintf(f, ",quantile=\"%.2f\"} %.9f\n", pcts[p] / 100,
+				(qdisc ? tsq_obs_hist_pct(e->qdisc, e->qdisc_n, pcts[p]) :
+				 tsq_obs_hist_pct(e->done, e->done_n, pcts[p])) / 1e9);
+		}
+	}
+}
+
+int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json)
+{
+	struct tsq_obs_snap s;
+	int err = tsq_obs_snapshot(o, mount, &s, 0);
+
+	if (err)
+		return err;
+	if (json) {
+		tsq_obs_json(f, &s);
+		tsq_obs_snap_free(&s);
+		return 0;
+	}
+	fprintf(f, "# HELP tsq_observation_mode 1: no tcp_tsq_ops hook, statistics only.\n"
+		"# TYPE tsq_observation_mode gauge\ntsq_observation_mode 1\n");
+	for (size_t k = 0; k < sizeof(obs_families) / sizeof(obs_families[0]); k++) {
+		const struct obs_family *fm = &obs_families[k];
+
+		fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", fm->name, fm->help, fm->name);
+		for (size_t i = 0; i < s.nr; i++) {
+			const char *p = (const char *)&s.v[i] + fm->off;
+
+			if (!s.v[i].path)
+				continue;
+			fprintf(f, "%s{cgroup=", fm->name);
+			tsq_prom_label(f, s.v[i].path);
+			fprintf(f, "} %llu\n", fm->u32 ? *(const __u32 *)p :
+				(unsigned long long)*(const __u64 *)p);
+		}
+	}
+	prom_pct(f, &s, "tsq_obs_delay_seconds", false);
+	if (s.qdisc)
+		prom_pct(f, &s, "tsq_obs_qdisc_delay_seconds", true);
+	tsq_obs_snap_free(&s);
+	return 0;
+}

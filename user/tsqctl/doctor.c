@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsqctl doctor: what on this machine decides what TSQ can do.
+ *
+ * TSQ counts a socket's bytes from TCP's transmit to the skb's TX
+ * completion (sk_wmem_alloc). What happens in between, and when the
+ * completion comes, is up to the qdisc, the driver and its BQL; TCP's own
+ * knobs size the limit and the TSO packets. doctor reads all of them for
+ * the netns it runs in (and TCP's knobs of each netns in /run/netns),
+ * says whether the tsq hook exists and what is
+ * attached, and adds a line of advice where a setting defeats TSQ.
+ * Exit code 0: nothing to advise; 1: advice; 2: an error.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+
+#include "tsqctl.h"
+#include "tsq_bpf.h"
+#include "quote.h"
+
+#define MAX_NICS	256
+#define MAX_ADVICE	64
+
+struct nic {
+	char name[IFNAMSIZ], driver[32], kind[32], qdisc[32];
+	unsigned int tx_queues, gso_max_size, gso_max_segs;
+	bool physical;		/* has a device below it (sysfs device link) */
+};
+
+struct doctor {
+	struct nic nics[MAX_NICS];
+	int nr;
+	char *advice[MAX_ADVICE];
+	int nadvice;
+};
+
+static void advise(struct doctor *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void advise(struct doctor *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->nadvice == MAX_ADVICE)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&d->advice[d->nadvice], fmt, ap) >= 0)
+		d->nadvice++;
+	va_end(ap);
+}
+
+void tsqctl_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (fgets(buf, len, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+/* -1 if the file is missing (an older kernel, BQL compiled out). */
+static long long read_num(const char *path)
+{
+	char buf[64], *end;
+	long long v;
+
+	tsqctl_read_line(path, buf, sizeof(buf));
+	if (!buf[0])
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return *end ? -1 : v;
+}
+
+static void parse_linkinfo(struct nic *n, struct rtattr *li, int len)
+{
+	for (struct rtattr *a = RTA_DATA(li); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == IFLA_INFO_KIND)
+			snprintf(n->kind, sizeof(n->kind), "%s", (char *)RTA_DATA(a));
+}
+
+static void parse_link(struct doctor *d, struct nlmsghdr *h)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int len = IFLA_PAYLOAD(h);
+	struct nic *n;
+
+	if (d->nr == MAX_NICS || (ifi->ifi_flags & IFF_LOOPBACK))
+		return;
+	n = &d->nics[d->nr];
+	memset(n, 0, sizeof(*n));
+	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case IFLA_IFNAME:
+			snprintf(n->name, sizeof(n->name), "%s", (char *)RTA_DATA(a));
+			break;
+		case IFLA_QDISC:
+			snprintf(n->qdisc, sizeof(n->qdisc), "%s", (char *)RTA_DATA(a));
+			break;
+		case IFLA_NUM_TX_QUEUES:
+			n->tx_queues = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_GSO_MAX_SIZE:
+			n->gso_max_size = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_GSO_MAX_SEGS:
+			n->gso_max_segs = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_LINKINFO:
+			parse_linkinfo(n, a, RTA_PAYLOAD(a));
+			break;
+		}
+	}
+	if (n->name[0])
+		d->nr++;
+}
+
+/* Every link of this netns but lo, from one RTM_GETLINK dump. */
+static int dump_links(struct doctor *d)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
+		.i = { .ifi_family = AF_UNSPEC },
+	};
+	static char buf[32768] __attribute__((aligned(4)));
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), err = 0;
+	bool done = false;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		err = -errno;
+	while (!err && !done) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		if (len < 0) {
+			err = -errno;
+			break;
+		}
+		for (; NLMSG_OK(h, (size_t)len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EIO;
+				break;
+			}
+			if (h->nlmsg_type == RTM_NEWLINK)
+				parse_link(d, h);
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static void nic_driver(struct nic *n)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = {};
+	char path[128];
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", n->name);
+	ifr.ifr_data = (void *)&info;
+	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr))
+		snprintf(n->driver, sizeof(n->driver), "%s", info.driver);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", n->name);
+	n->physical = !access(path, F_OK);
+}
+
+/* BQL limit and inflight of each TX queue. */
+static void print_bql(const struct tsqctl_ctx *c, const struct nic *n)
+{
+	char path[256];
+	bool first = true;
+
+	printf(c->json ? ",\"bql\":[" : "    bql");
+	for (unsigned int q = 0; q < n->tx_queues; q++) {
+		long long limit, inflight;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/limit", n->name, q);
+		limit = read_num(path);
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%u/byte_queue_limits/inflight", n->name, q);
+		inflight = read_num(path);
+		if (limit < 0)
+			continue;
+		if (c->json)
+			printf("%s{\"queue\":%u,\"limit\":%lld,\"inflight\":%lld}",
+			       first ? "" : ",", q, limit, inflight);
+		else if (q < 8)
+			printf(" tx-%u %lld/%lld", q, inflight, limit);
+		else if (q == 8)
+			printf(" ...");
+		first = false;
+	}
+	if (c->json)
+		printf("]");
+	else
+		printf("%s\n", first ? " none" : " (inflight/limit bytes)");
+}
+
+static void check_nic(struct doctor *d, const struct nic *n, const char *napi_tx)
+{
+	if (!strcmp(n->driver, "virtio_net") && napi_tx[0] == 'N')
+		advise(d, "%s: virtio-net with napi_tx=0 orphans skbs at transmit: TSQ and BQL "
+		       "see nothing (see 31c03aef9bc2); load virtio_net with napi_tx=1", n->name);
+	if (n->physical && (!strcmp(n->qdisc, "pfifo_fast") || !strcmp(n->qdisc, "pfifo")))
+		advise(d, "%s: qdisc %s is one FIFO per band: a bulk flow's bytes delay every "
+		       "other flow; fq or fq_codel keeps flows apart", n->name, n->qdisc);
+}
+
+static void print_nics(const struct tsqctl_ctx *c, struct doctor *d, const char *napi_tx)
+{
+	printf(c->json ? "\"nics\":[" : "NICs (this netns):\n");
+	for (int i = 0; i < d->nr; i++) {
+		struct nic *n = &d->nics[i];
+
+		nic_driver(n);
+		check_nic(d, n, napi_tx);
+		if (c->json) {
+			printf("%s{\"dev\":", i ? "," : "");
+			tsq_json_str(stdout, n->name);
+			printf(",\"driver\":");
+			tsq_json_str(stdout, n->driver);
+			printf(",\"kind\":");
+			tsq_json_str(stdout, n->kind);
+			printf(",\"physical\":%s,\"qdisc\":", n->physical ? "true" : "false");
+			tsq_json_str(stdout, n->qdisc);
+			printf(",\"tx_queues\":%u,\"gso_max_size\":%u,\"gso_max_segs\":%u",
+			       n->tx_queues, n->gso_max_size, n->gso_max_segs);
+			if (!strcmp(n->driver, "virtio_net"))
+				printf(",\"napi_tx\":%s", napi_tx[0] == 'Y' ? "true" : "false");
+			print_bql(c, n);
+			printf("}");
+		} else {
+			printf("  %s: driver %s%s%s, qdisc %s, %u tx queues, gso_max_size %u "
+			       "gso_max_segs %u", n->name, n->driver[0] ? n->driver : "-",
+			       n->physical ? "" : " (virtual)",
+			       strcmp(n->driver, "virtio_net") ? "" :
+			       napi_tx[0] == 'Y' ? ", napi_tx 1" : ", napi_tx 0",
+			       n->qdisc[0] ? n->qdisc : "-", n->tx_queues, n->gso_max_size,
+			       n->gso_max_segs);
+			printf("\n");
+			print_bql(c, n);
+		}
+	}
+	printf(c->json ? "]" : "");
+}
+
+static const char *const sysctls[] = {
+	"ipv4/tcp_limit_output_bytes", "ipv4/tcp_tso_rtt_log", "ipv4/tcp_min_tso_segs",
+	"ipv4/tcp_pacing_ss_ratio", "ipv4/tcp_pacing_ca_ratio",
+};
+
+/* TCP's knobs of the netns this task is in; ns names it in advice. */
+static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d, const char *ns)
+{
+	char path[128], cc[32], where[96] = "";
+
+	if (ns)
+		snprintf(where, sizeof(where), "netns %s: ", ns);
+	if (c->json)
+		printf("\"sysctl\":{");
+	else if (ns)
+		printf("TCP (netns %s):\n", ns);
+	else
+		printf("TCP (this netns):\n");
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
+		const char *name = strchr(sysctls[i], '/') + 1;
+		long long v;
+
+		snprintf(path, sizeof(path), "/proc/sys/net/%s", sysctls[i]);
+		v = read_num(path);
+		if (c->json)
+			printf(v < 0 ? "%s\"%s\":null" : "%s\"%s\":%lld", i ? "," : "", name, v);
+		else if (v < 0)
+			printf("  %s: - (not in this kernel)\n", name);
+		else
+			printf("  %s: %lld\n", name, v);
+		if (!strcmp(name, "tcp_limit_output_bytes") && v >= 0 && v < 131072)
+			advise(d, "%stcp_limit_output_bytes %lld is below two 64 KB TSO packets: "
+			       "one flow may not fill a fast link", where, v);
+		if (!strcmp(name, "tcp_min_tso_segs") && v > 2)
+			advise(d, "%stcp_min_tso_segs %lld (default 2) makes every TSO packet, and "
+			       "so every socket's queue, at least that many segments", where, v);
+	}
+	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
+	if (c->json) {
+		printf("},\"congestion_control\":");
+		tsq_json_str(stdout, cc);
+	} else {
+		printf("  congestion control: %s\n", cc);
+	}
+}
+
+/* The same for each netns named in /run/netns (ip netns add): /proc/sys/net
+ * answers for the netns of the task that opens it, so enter each in turn.
+ */
+static void print_named_netns(const struct tsqctl_ctx *c, struct doctor *d)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	DIR *dir = self >= 0 ? opendir("/run/netns") : NULL;
+	struct dirent *de;
+	bool first = true;
+
+	if (c->json)
+		printf(",\"netns\":[");
+	while (dir && (de = readdir(dir))) {
+		char path[300];
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		close(fd);
+		if (c->json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			tsq_json_str(stdout, de->d_name);
+			printf(",");
+		}
+		print_sysctls(c, d, de->d_name);
+		if (c->json)
+			printf("}");
+		first = false;
+		if (setns(self, CLONE_NEWNET))
+			break;	/* cannot happen: we came from there */
+	}
+	if (dir)
+		closedir(dir);
+	if (self >= 0)
+		close(self);
+	if (c->json)
+		printf("]");
+}
+
+/* The hook, and what tsq has pinned. */
+static void print_hook(const struct tsqctl_ctx *c)
+{
+	bool hook = tsq_hook_present();
+	int fd = tsq_pinned(TSQ_PIN_LINK);
+	struct dirent *de;
+	bool first = true;
+	DIR *dir;
+
+	if (c->json)
+		printf(",\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"pinned\":[",
+		       hook ? "true" : "false", fd >= 0 ? "true" : "false",
+		       fd >= 0 ? tsq_link_id(fd) : 0);
+	else
+		printf("tsq:\n  hook: %s\n  attached: %s", hook ? "tcp_tsq_ops present" :
+		       "no tcp_tsq_ops in this kernel's BTF: observation only (tsqctl top)",
+		       fd >= 0 ? "yes" : "no");
+	if (!c->json && fd >= 0)
+		printf(" (link id %u)", tsq_link_id(fd));
+	if (fd >= 0)
+		close(fd);
+	if (!c->json)
+		printf("\n  pinned in %s:", TSQ_PIN_DIR);
+	dir = opendir(TSQ_PIN_DIR);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (c->json) {
+			printf("%s", first ? "" : ",");
+			tsq_json_str(stdout, de->d_name);
+		} else {
+			printf(" %s", de->d_name);
+		}
+		first = false;
+	}
+	if (dir)
+		closedir(dir);
+	printf(c->json ? "]" : first ? " nothing\n" : "\n");
+}
+
+int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
+{
+	static struct doctor d;
+	char napi_tx[8], qdisc[32];
+	int err;
+
+	if (argc) {
+		fprintf(stderr, "tsqctl: doctor takes no arguments\n");
+		return 2;
+	}
+	err = dump_links(&d);
+	if (err) {
+		fprintf(stderr, "tsqctl: doctor: listing links: %s\n", strerror(-err));
+		return 2;
+	}
+	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi_tx, sizeof(napi_tx));
+	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qdisc, sizeof(qdisc));
+	if (c->json)
+		printf("{");
+	print_nics(c, &d, napi_tx);
+	if (c->json) {
+		printf(",\"default_qdisc\":");
+		tsq_json_str(stdout, qdisc);
+	} else {
+		printf("  default qdisc: %s\n", qdisc[0] ? qdisc :
+		       "- (the sysctl exists in the initial netns only)");
+	}
+	if (!strcmp(qdisc, "pfifo_fast"))
+		advise(&d, "net.core.default_qdisc is pfifo_fast: new devices get one FIFO per "
+		       "band; fq (pacing, flow isolation) or fq_codel suits TSQ better");
+	if (c->json)
+		printf(",");
+	print_sysctls(c, &d, NULL);
+	print_named_netns(c, &d);
+	print_hook(c);
+	if (c->json) {
+		printf(",\"advice\":[");
+		for (int i = 0; i < d.nadvice; i++) {
+			printf("%s", i ? "," : "");
+			tsq_json_str(stdout, d.advice[i]);
+		}
+		printf("]}\n");
+	} else {
+		for (int i = 0; i < d.nadvice; i++)
+			printf("advice: %s\n", d.advice[i]);
+	}
+	for (int i = 0; i < d.nadvice; i++)
+		free(d.advice[i]);
+	return d.nadvice ? 1 : 0;
+}
