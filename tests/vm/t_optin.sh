@@ -19,6 +19,8 @@ runs() {
 		.name == "policy_tso_segs") | .run_cnt // 0] | add // 0'
 }
 
+check "bpftool runs in the VM (the counts below come from it)" 'v != ""' \
+	v="$("$BPFTOOL" version 2>/dev/null | head -1)"
 tbf_on 100mbit
 iperf_server
 sysctl -qw kernel.bpf_stats_enabled=1
