@@ -98,9 +98,9 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | tools
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
-$(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) include/tsq.h | tools
+$(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) $(OUTPUT)/libtsq.a include/tsq.h | tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser/lib $< $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
 
 TSQCTL_SRCS := $(wildcard user/tsqctl/*.c) user/tsq_bpf.c user/tsq_report.c \
 	       user/tsq_observe.c

@@ -170,10 +170,11 @@ static void unpin_new(unsigned int before)
 	rmdir(TSQ_PIN_DIR);	/* only if empty */
 }
 
-/* Attach a tracing program and pin its link: the pin keeps it attached. */
-static int attach_pinned(struct bpf_program *prog, const char *name)
+/* Pin a link just made and drop the handle: the pin keeps it attached.
+ * A NULL link (a failed attach) returns the attach's -errno.
+ */
+static int pin_attached(struct bpf_link *link, const char *name)
 {
-	struct bpf_link *link = bpf_program__attach(prog);
 	int err;
 
 	if (!link)
@@ -181,6 +182,12 @@ static int attach_pinned(struct bpf_program *prog, const char *name)
 	err = pin_link(link, name);
 	bpf_link__destroy(link);
 	return err;
+}
+
+/* Attach a tracing program and pin its link. */
+static int attach_pinned(struct bpf_program *prog, const char *name)
+{
+	return pin_attached(bpf_program__attach(prog), name);
 }
 
 static int pin_prog(struct bpf_program *prog, const char *name)
@@ -206,11 +213,7 @@ static int attach_optin(struct bpf_program *prog)
 	link = bpf_program__attach_cgroup(prog, fd);
 	err = link ? 0 : -errno;
 	close(fd);
-	if (err)
-		return err;
-	err = pin_link(link, TSQ_PIN_OPTIN);
-	bpf_link__destroy(link);
-	return err;
+	return link ? pin_attached(link, TSQ_PIN_OPTIN) : err;
 }
 
 int tsq_attach(void)

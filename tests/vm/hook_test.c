@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cgroup.h"
 #include "tsq.h"
 #include "tsq_fixed.skel.h"
 #include "tsq_misbehave.skel.h"
@@ -110,26 +111,6 @@ static int parse_u32(const char *s, __u32 *out)
 	return 0;
 }
 
-/* The cgroup2 mount point, from /proc/self/mounts. */
-static int cgroup2_root(char *buf, size_t len)
-{
-	char dev[64], dir[256], type[64];
-	FILE *f = fopen("/proc/self/mounts", "r");
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%63s %255s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(buf, len, "%s", dir);
-			err = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return err;
-}
-
 /* Attach tsq_optin at the cgroup2 root and pin its link as DIR/optin,
  * unless it is there already.
  */
@@ -137,7 +118,7 @@ static int attach_optin(const char *dir)
 {
 	struct tsq_optin *skel;
 	struct bpf_link *link = NULL;
-	char path[256];
+	char path[256], root[4096];
 	int err, cg;
 
 	snprintf(path, sizeof(path), "%s/optin", dir);
@@ -146,16 +127,12 @@ static int attach_optin(const char *dir)
 	skel = tsq_optin__open_and_load();
 	if (!skel)
 		return -errno;
-	err = cgroup2_root(path, sizeof(path));
-	cg = err ? -1 : open(path, O_RDONLY | O_DIRECTORY);
-	if (!err && cg < 0)
-		err = -errno;
+	err = tsq_cgroup_mount(root, sizeof(root)) ?: tsq_cgroup_open(root, "", &cg);
 	if (!err) {
 		link = bpf_program__attach_cgroup(skel->progs.optin_all, cg);
 		err = link ? 0 : -errno;
 		close(cg);
 	}
-	snprintf(path, sizeof(path), "%s/optin", dir);
 	err = err ?: bpf_link__pin(link, path);
 	bpf_link__destroy(link);
 	tsq_optin__destroy(skel);
