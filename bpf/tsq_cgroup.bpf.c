@@ -19,9 +19,11 @@
  *             packets at half the limit (two packets in flight, as the
  *             original TSQ did), and limit-us at the same time's worth
  *             of the pacing rate (as sk_pacing_shift does), 2 MSS at least;
- *   budget    the cgroup's bytes in queues, split evenly among its
- *             sockets active in the last window (tsq_cgrp_state), and
- *             TSO packets sized to half a share.
+ *   budget    the bytes all of the cgroup's sockets hold in queues
+ *             together. Not split: a socket may hold what the others leave
+ *             (hold() keeps the sum, tsq_cgrp_state), and its TSO packets
+ *             are half of that room, so bytes an idle or slow socket does
+ *             not use go to the sockets that can send.
  * The kernel bounds whatever is returned (the limit not below stock's,
  * up to two skbs; [1, gso_max_segs] segments).
  *
@@ -36,7 +38,8 @@
  * opts them in or out, so running connections follow the change.
  *
  * Tracepoints keep the books: inet_sock_set_state counts established
- * sockets per cgroup (and those about to share a budget), tcp_destroy_sock
+ * sockets per cgroup and takes a closing one's bytes off its budget,
+ * tcp_destroy_sock
  * takes off any that a skipped state change left counted, cgroup_rmdir
  * drops a removed cgroup's entries and makes its sockets resolve again,
  * to stock TSQ since their cgroup is gone.
@@ -49,6 +52,12 @@
 char _license[] SEC("license") = "GPL";
 
 #define SOL_TCP 6	/* a macro, so not in vmlinux.h */
+
+/* An skb's truesize beyond its payload, for a packet not built yet: the
+ * head kmalloc()'d for MAX_TCP_HEADER, the fclone sk_buffs and
+ * skb_shared_info (x86_64, 6.12).
+ */
+#define TSQ_SKB_OVERHEAD 1280
 
 struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym;
@@ -72,8 +81,8 @@ struct {
 	__type(value, struct tsq_ctl);
 } tsq_ctl SEC(".maps");
 
-/* Keyed by the id of the cgroup whose policy applies. policy_rmdir
- * deletes the entries of removed cgroups.
+/* Keyed by the id of the cgroup whose policy applies; policy_rmdir
+ * deletes a removed cgroup's entries here and in the two maps below.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -99,11 +108,10 @@ struct {
 struct tsq_sk {
 	__u64 gen;		/* tsq_ctl generation + 1; 0: unresolved */
 	__u64 cgid;		/* cgroup whose policy applies, 0: none */
-	__u64 win;		/* last window counted in tsq_cgrp_state */
+	__u64 win;		/* window of the last hold(), 0: none */
 	__u64 own;		/* cgroup counted in tsq_cgrp_socks, 0: none */
-	__u32 pending;		/* counted in cgid's pending sockets */
-	__u32 share;		/* budget share, computed in window ... */
-	__u64 share_win;	/* ... share_win - 1; 0: none */
+	__u32 held;		/* bytes counted in cgid's queued[win & 1] */
+	__u32 next;		/* truesize of the next TSO packet, estimate */
 	struct tsq_policy pol;
 };
 
@@ -141,17 +149,23 @@ static struct tsq_cgrp_state *cgrp_state(__u64 cgid)
 	return lookup_or_zero(&tsq_cgrp_state, cgid, &zero);
 }
 
-/* The socket no longer waits for its first transmit under s->cgid. */
-static void unpend(struct tsq_sk *s)
+/* Take the socket's bytes out of its cgroup's sum: it closes, or follows
+ * another policy now.
+ */
+static void release(struct tsq_sk *s)
 {
 	struct tsq_cgrp_state *st;
+	__u64 win = s->win;
 
-	if (!s->pending)
+	s->win = 0;
+	if (!win)
 		return;
-	s->pending = 0;
 	st = bpf_map_lookup_elem(&tsq_cgrp_state, &s->cgid);
-	if (st)
-		__sync_fetch_and_add(&st->pending, -1);
+	if (st && st->win[win & 1] == win) {
+		__sync_fetch_and_add(&st->queued[win & 1], -(__s64)s->held);
+		__sync_fetch_and_add(&st->active[win & 1], -1);
+	}
+	s->held = 0;
 }
 
 static void resolve(const struct sock *sk, struct tsq_sk *s)
@@ -159,8 +173,7 @@ static void resolve(const struct sock *sk, struct tsq_sk *s)
 	struct cgroup *cg;
 	int level, i;
 
-	unpend(s);
-	s->share_win = 0;
+	release(s);
 	s->cgid = 0;
 	s->pol.flags = 0;
 	cg = bpf_cgroup_from_id(sk_cgid(sk));
@@ -213,7 +226,8 @@ static bool refresh(const struct sock *sk, struct tsq_sk *s)
 
 static void sk_established(const struct sock *sk);
 
-static struct tsq_sk *sk_policy(struct sock *sk)
+/* The socket's cached resolution, refreshed; NULL if no policy applies. */
+static struct tsq_sk *sk_resolved(struct sock *sk)
 {
 	struct tsq_sk *s;
 
@@ -235,56 +249,70 @@ static struct tsq_stats *stats(__u64 cgid)
 	return lookup_or_zero(&tsq_stats, cgid, &zero);
 }
 
-/* Count the socket once per window; return the cgroup's active sockets,
- * with those established recently that have yet to send.
- */
-static __u32 account(struct sock *sk, struct tsq_sk *s)
+/* Bytes in qdisc and device queues (sk_wmem_alloc less its own 1). */
+static __u32 sk_queued(const struct sock *sk)
 {
-	__u64 now = bpf_ktime_get_ns(), win = now >> TSQ_WINDOW_SHIFT;
-	__u32 slot = win & 1, cur, prev;
+	__s32 w = sk->sk_wmem_alloc.refs.counter;
+
+	return w > 1 ? w - 1 : 0;
+}
+
+/* Record that the socket holds @bytes now; return what the cgroup's
+ * sockets hold together, the socket's @bytes included.
+ *
+ * The sum has two slots, the current window's and the previous one's
+ * (2^TSQ_WINDOW_SHIFT ns each). A socket's bytes move to the current
+ * slot at its first call in a window; a slot is cleared when it is reused,
+ * so a socket that has not called for a whole window, an idle one, drops
+ * out of the sum instead of holding budget it does not use.
+ */
+static __s64 hold(struct tsq_sk *s, __u32 bytes)
+{
+	__u64 win = bpf_ktime_get_ns() >> TSQ_WINDOW_SHIFT;
+	__u32 slot = win & 1;
 	struct tsq_cgrp_state *st;
-	__s32 pending;
+	__s64 sum;
 	__u64 old;
 
-	unpend(s);
 	st = cgrp_state(s->cgid);
 	if (!st)
-		return 1;
+		return bytes;
 	/* The first socket in a new window recycles the slot; the swap lets
-	 * only one CPU reset it, so counts of the new window are not zeroed
-	 * by a CPU that saw the old one late.
+	 * only one CPU clear it. An add that another CPU makes between the
+	 * swap and the clear is lost until that socket's next window.
 	 */
 	old = st->win[slot];
 	if (old != win && __sync_val_compare_and_swap(&st->win[slot], old, win) == old) {
 		st->active[slot] = 0;
 		st->queued[slot] = 0;
 	}
-	if (s->win != win) {
-		s->win = win;
+	if (s->win == win) {
+		__sync_fetch_and_add(&st->queued[slot], (__s64)bytes - s->held);
+	} else {
+		if (s->win + 1 == win && st->win[slot ^ 1] == s->win) {
+			__sync_fetch_and_add(&st->queued[slot ^ 1], -(__s64)s->held);
+			__sync_fetch_and_add(&st->active[slot ^ 1], -1);
+		}
+		__sync_fetch_and_add(&st->queued[slot], bytes);
 		__sync_fetch_and_add(&st->active[slot], 1);
-		__sync_fetch_and_add(&st->queued[slot], sk->sk_wmem_alloc.refs.counter);
+		s->win = win;
 	}
-	cur = st->active[slot];
-	prev = st->win[slot ^ 1] == win - 1 ? st->active[slot ^ 1] : 0;
-	cur = cur > prev ? cur : prev;
-	pending = st->pending;
-	if (pending > 0 && now - st->born < TSQ_PENDING_NS)
-		cur += pending;
-	return cur ? cur : 1;
+	s->held = bytes;
+	sum = st->queued[slot];
+	if (st->win[slot ^ 1] == win - 1)
+		sum += st->queued[slot ^ 1];
+	return sum > bytes ? sum : bytes;
 }
 
-/* Both callbacks want the share on every transmit: one computation, and
- * one lookup of tsq_cgrp_state, per socket and window.
+/* The bytes the other sockets of the cgroup leave to this one, for its
+ * queue and its next packet, counting that next packet as held already.
+ * May be negative: the budget is overcommitted by the sockets' floors.
  */
-static __u32 budget_share(struct sock *sk, struct tsq_sk *s)
+static __s64 budget_room(struct sock *sk, struct tsq_sk *s)
 {
-	__u64 win = bpf_ktime_get_ns() >> TSQ_WINDOW_SHIFT;
+	__u32 mine = sk_queued(sk) + s->next;
 
-	if (s->share_win != win + 1) {
-		s->share = s->pol.budget / account(sk, s);
-		s->share_win = win + 1;
-	}
-	return s->share;
+	return (__s64)s->pol.budget - (hold(s, mine) - mine);
 }
 
 /* The byte limit a policy's limit and limit-us give, or @dflt without them. */
@@ -306,7 +334,7 @@ static __always_inline __u32 policy_limit(struct sock *sk, struct tsq_sk *s, __u
 SEC("struct_ops")
 __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 {
-	struct tsq_sk *s = sk_policy(sk);
+	struct tsq_sk *s = sk_resolved(sk);
 	struct tsq_stats *st;
 	__u32 flags, out;
 
@@ -314,15 +342,19 @@ __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 		return limit;
 	flags = s->pol.flags;
 	out = policy_limit(sk, s, limit);
-	if (flags & TSQ_POLICY_BUDGET) {
-		__u32 share = budget_share(sk, s);
-
-		if (share < out)
-			out = share;
+	if (!(flags & TSQ_POLICY_BUDGET)) {
+		hold(s, sk_queued(sk));	/* for tsqctl stats only */
 	} else {
-		account(sk, s);
-	}
+		/* Room for the queue and the next packet: sending is allowed
+		 * while queue + next <= room, i.e. sk_wmem_alloc <= room -
+		 * next. Below zero, 0: the kernel's floor (two skbs, or one
+		 * in the retransmit queue) still lets the socket send.
+		 */
+		__s64 room = budget_room(sk, s) - s->next;
 
+		if (room < out)
+			out = room > 0 ? room : 0;
+	}
 	st = stats(s->cgid);
 	if (st) {
 		st->limit_calls++;
@@ -330,6 +362,29 @@ __u32 BPF_PROG(policy_tsq_limit, struct sock *sk, __u32 limit)
 		st->limit_samples++;
 	}
 	return out;
+}
+
+/* TSO bytes for a budget: at TCP_TSQ_TSO_XMIT half of the room the other
+ * sockets leave (two packets, as TSQ keeps), one MSS at least. sendmsg()'s
+ * size goal gets half of the whole budget: the skbs it builds are what
+ * later transmits can at most send in one packet, and a split at
+ * transmit is cheap where a merge is impossible.
+ */
+static __u32 budget_tso(struct sock *sk, struct tsq_sk *s, __u32 mss,
+			enum tcp_tsq_tso_site site)
+{
+	__s64 room;
+	__u32 bytes;
+
+	if (site != TCP_TSQ_TSO_XMIT)
+		return s->pol.budget / 2;
+	room = budget_room(sk, s) - sk_queued(sk);
+	bytes = room > 4 * (__s64)mss ? room / 2 : 2 * mss;
+	if (bytes > s->pol.budget / 2)
+		bytes = s->pol.budget / 2;
+	/* The packet's truesize, for hold(): payload and an skb's head. */
+	s->next = bytes / mss * mss + TSQ_SKB_OVERHEAD;
+	return bytes;
 }
 
 /* The same answer for both call sites: at TCP_TSQ_TSO_SIZE_GOAL segs is
@@ -340,7 +395,7 @@ SEC("struct_ops")
 __u32 BPF_PROG(policy_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs,
 	       enum tcp_tsq_tso_site site)
 {
-	struct tsq_sk *s = sk_policy(sk);
+	struct tsq_sk *s = sk_resolved(sk);
 	struct tsq_stats *st;
 	__u32 flags, bytes = 0;
 
@@ -363,12 +418,11 @@ __u32 BPF_PROG(policy_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs,
 		bytes = s->pol.limit / 2;
 	}
 	if (flags & TSQ_POLICY_BUDGET) {
-		__u32 half = budget_share(sk, s) / 2;
+		__u32 cap = budget_tso(sk, s, mss_now, site);
 
-		if (!bytes || half < bytes)
-			bytes = half;
+		if (!bytes || cap < bytes)
+			bytes = cap;
 	}
-
 	st = stats(s->cgid);
 	if (st)
 		st->tso_calls++;
@@ -406,7 +460,6 @@ static void socks_add(__u64 cgid, __s64 n)
 
 static void sk_established(const struct sock *sk)
 {
-	struct tsq_cgrp_state *st;
 	struct tsq_sk *s;
 
 	s = bpf_sk_storage_get(&tsq_sk, (struct sock *)sk, 0,
@@ -415,31 +468,22 @@ static void sk_established(const struct sock *sk)
 		return;
 	s->own = sk_cgid(sk);
 	socks_add(s->own, 1);
-	if (!refresh(sk, s) || !(s->pol.flags & TSQ_POLICY_BUDGET))
-		return;
-	st = cgrp_state(s->cgid);
-	if (!st)
-		return;
-	/* A burst that starts after a quiet spell starts from zero. */
-	if (bpf_ktime_get_ns() - st->born >= TSQ_PENDING_NS)
-		st->pending = 0;
-	__sync_fetch_and_add(&st->pending, 1);
-	st->born = bpf_ktime_get_ns();
-	s->pending = 1;
 }
 
 static void sk_closing(const struct sock *sk)
 {
 	struct tsq_sk *s = bpf_sk_storage_get(&tsq_sk, (struct sock *)sk, 0, 0);
 
-	if (!s || !s->own)
+	if (!s)
+		return;
+	release(s);
+	if (!s->own)
 		return;
 	socks_add(s->own, -1);
 	s->own = 0;
-	unpend(s);
 }
 
-/* Established TCP sockets per cgroup, and the budget's pending ones. */
+/* Established TCP sockets per cgroup. */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(policy_sk_state, const struct sock *sk, int oldstate, int newstate)
 {

@@ -69,31 +69,22 @@ struct tsq_stats {
 	__u64 limit_samples;	/* ... over this many calls: mean = ratio */
 };
 
-/* Activity per policy cgroup (tsq_cgrp_state map, key: cgroup id), written
- * by BPF only. Time is cut in windows of 2^TSQ_WINDOW_SHIFT ns; slot
- * win & 1 counts the sockets that called the hook in window win and the
- * sk_wmem_alloc each had at its first call there. The active count of the
- * larger of the current and the previous window shares a budget; the
- * previous window's sum is the queued-bytes estimate.
- *
- * Sockets that start together would each see themselves alone at their
- * first transmit: "pending" counts the sockets established under the
- * policy that have not transmitted yet, and shares the budget with the
- * active ones for TSQ_PENDING_NS after the last of them was established
- * (a socket that never sends, a pure receiver, stops counting then).
+/* Bytes in queues per policy cgroup (tsq_cgrp_state map, key: cgroup id),
+ * written by BPF only. Time is cut in windows of 2^TSQ_WINDOW_SHIFT ns;
+ * slot win & 1 holds, for the sockets whose last call fell in window win,
+ * their count and the bytes each held then (sk_wmem_alloc, plus its next
+ * packet when it is under a budget). The sum of the current and the
+ * previous window's slots is the cgroup's bytes in queues: a budget caps
+ * it. queued[] takes signed adds; read it as __s64.
  */
 #define TSQ_WINDOW_SHIFT	26	/* 67 ms: a socket held back by TSQ
 				 * under load can wait tens of ms for
 				 * its next transmit, and must still
 				 * count as active */
-#define TSQ_PENDING_NS		1000000000ULL
 struct tsq_cgrp_state {
 	__u64 win[2];
 	__u64 queued[2];
 	__u32 active[2];
-	__s32 pending;		/* may dip below 0 after an expiry: read as 0 */
-	__u32 pad;
-	__u64 born;		/* ktime of the last establishment counted */
 };
 
 /* tsq_cgrp_socks map, key: the cgroup id a socket was created in (not the

@@ -56,6 +56,7 @@ static struct tsq_cgrp_report *add(struct walk_ctx *c, const char *path, __u64 i
 static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_stats)
 {
 	struct tsq_cgrp_state st;
+	__s64 queued = 0, active = 0;
 
 	if (has_stats) {
 		for (int i = 0; i < c->ncpu; i++) {
@@ -68,16 +69,22 @@ static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_st
 	}
 	if (e->sum.limit_samples)
 		e->limit_mean = e->sum.limit_bytes / e->sum.limit_samples;
-	/* Activity of the current or the last window, if either is recent. */
+	/* Each socket counts in the slot of the window of its last call: the
+	 * current and the previous window together hold the active ones.
+	 */
 	if (bpf_map_lookup_elem(c->state, &e->id, &st))
 		return;
 	for (int s = 0; s < 2; s++) {
-		if ((st.win[s] == c->now_win || st.win[s] + 1 == c->now_win) &&
-		    st.active[s] > e->active) {
-			e->active = st.active[s];
-			e->queued = st.queued[s];
+		if (st.win[s] == c->now_win || st.win[s] + 1 == c->now_win) {
+			active += (__s32)st.active[s];
+			queued += (__s64)st.queued[s];
 		}
 	}
+	/* A slot recycled while another CPU added to it may hold a little
+	 * less than nothing.
+	 */
+	e->active = active > 0 ? active : 0;
+	e->queued = queued > 0 ? queued : 0;
 }
 
 static void visit(int fd, const char *path, int depth, void *arg)

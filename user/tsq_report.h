@@ -15,8 +15,8 @@ struct tsq_cgrp_report {
 	struct tsq_policy policy;	/* flags 0: statistics left from one */
 	struct tsq_stats sum;	/* over CPUs */
 	__u64 limit_mean;	/* bytes */
-	__u32 active;		/* sockets that sent in the last window ... */
-	__u64 queued;		/* ... and their sk_wmem_alloc then */
+	__u32 active;		/* sockets that called in the last two windows ... */
+	__u64 queued;		/* ... and the bytes they held in queues then */
 	__s64 sockets;		/* established, in the cgroups the policy covers */
 };
 
