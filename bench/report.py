@@ -9,8 +9,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-CONFIGS = ["stock", "global", "limit", "budget", "limit-us"]
+TSQ_CONFIGS = ["limit", "budget", "limit-us", "fq_codel+budget", "fq_codel+limit"]
+ALT_CONFIGS = ["global", "fq_codel", "pacing", "netns-sysctl", "netns-veth"]
+CONFIGS = ["stock", "global", "limit", "budget", "limit-us", "fq_codel", "fq_codel+budget",
+           "fq_codel+limit", "pacing", "netns-sysctl", "netns-veth"]
 RATE_MBIT = {"100mbit": 100, "1gbit": 1000}
+RATE_ORDER = {"100mbit": 0, "1gbit": 1, "dev": 2}
+# Issue 14's budget targets: 100 Mbit/s, no added delay, budget 32k.
+BUDGET_TARGETS = [  # cc, flows, goodput vs stock, peak KB, ping p50 ms
+    ("cubic", 8, 0.95, 48, 5), ("bbr", 8, 0.90, 48, 5), ("cubic", 1, 0.97, None, None)]
 
 
 def load(path):
@@ -44,13 +51,19 @@ def scenarios(runs):
     for r in runs:
         groups[(r["rate"], r["delay_ms"], r["cc"], r["flows"], r["config"])].append(r)
     out = []
-    for (rate, delay, cc, flows, cfg), rs in sorted(groups.items(),
-                                                    key=lambda kv: (kv[0][:4], CONFIGS.index(kv[0][4]))):
+    def order(kv):
+        (rate, delay, cc, flows, cfg) = kv[0]
+        return (RATE_ORDER.get(rate, 9), delay, cc, flows, CONFIGS.index(cfg))
+    for (rate, delay, cc, flows, cfg), rs in sorted(groups.items(), key=order):
         out.append({
             "rate": rate, "delay_ms": delay, "cc": cc, "flows": flows, "config": cfg,
             "runs": len(rs),
             "peak_kb": spread([r["peak"] / 1000 for r in rs]),
             "mean_kb": spread([r["mean"] / 1000 for r in rs]),
+            "dev_peak_kb": spread([r["dev_peak"] / 1000 for r in rs if r.get("dev_peak") is not None]),
+            "dev_mean_kb": spread([r["dev_mean"] / 1000 for r in rs if r.get("dev_mean") is not None]),
+            "flow_rtt_ms": spread([r.get("flow_rtt_ms") for r in rs]),
+            "jain": spread([r.get("jain") for r in rs]),
             "goodput_mbps": spread([r["goodput_mbps"] for r in rs]),
             "ping_p50_ms": spread([r["ping_ms"][0] for r in rs]),
             "ping_p99_ms": spread([r["ping_ms"][1] for r in rs]),
@@ -70,29 +83,62 @@ def med(row, key):
 
 
 def targets(agg):
-    """The issue's targets, per scenario where they apply."""
+    """Issue 14's budget targets, each met or not met, from the medians."""
     by = {(a["rate"], a["delay_ms"], a["cc"], a["flows"], a["config"]): a for a in agg}
     res = []
-    for a in agg:
-        if a["config"] in ("stock", "global"):
+    for cc, flows, g_min, peak_max, p50_max in BUDGET_TARGETS:
+        key = ("100mbit", 0, cc, flows)
+        b, stock = by.get(key + ("budget",)), by.get(key + ("stock",))
+        if not b or not stock:
             continue
-        key = (a["rate"], a["delay_ms"], a["cc"], a["flows"])
-        stock, glob = by.get(key + ("stock",)), by.get(key + ("global",))
-        ratio = (med(a, "goodput_mbps") / med(stock, "goodput_mbps")
-                 if stock and med(stock, "goodput_mbps") else None)
-        p99 = med(a, "ping_p99_ms")
-        t = {"scenario": key, "config": a["config"], "goodput_vs_stock": ratio,
-             "ping_p99_ms": p99}
-        if a["rate"] == "100mbit" and a["flows"] == 8 and a["delay_ms"] == 0:
-            t["p99_le_5ms_and_goodput_ge_95pct"] = (
-                None if p99 is None or ratio is None else p99 <= 5 and ratio >= 0.95)
-        if glob:
-            t["latency_ahead_of_global"] = (None if p99 is None or med(glob, "ping_p99_ms") is None
-                                            else p99 <= med(glob, "ping_p99_ms"))
-            t["goodput_ahead_of_global"] = (None if not med(glob, "goodput_mbps")
-                                            else med(a, "goodput_mbps") >= med(glob, "goodput_mbps"))
+        ratio = med(b, "goodput_mbps") / med(stock, "goodput_mbps")
+        t = {"scenario": key, "config": "budget", "goodput_vs_stock": ratio,
+             "goodput_min": g_min, "goodput_met": ratio >= g_min,
+             "peak_kb": med(b, "peak_kb"), "ping_p50_ms": med(b, "ping_p50_ms")}
+        if peak_max is not None:
+            t["peak_max_kb"], t["peak_met"] = peak_max, t["peak_kb"] <= peak_max
+        if p50_max is not None:
+            t["ping_p50_max_ms"] = p50_max
+            t["ping_met"] = t["ping_p50_ms"] is not None and t["ping_p50_ms"] <= p50_max
         res.append(t)
     return res
+
+
+def choices(agg):
+    """Per scenario: the configuration with the lowest /lat ping p50 among
+    those that keep 0.95 of stock's goodput, tsq's best and the best
+    alternative, and the bulk flows' own RTT."""
+    groups = defaultdict(dict)
+    for a in agg:
+        groups[(a["rate"], a["delay_ms"], a["cc"], a["flows"])][a["config"]] = a
+    out = []
+    for key, cfgs in groups.items():
+        stock = cfgs.get("stock")
+        if not stock or not med(stock, "goodput_mbps"):
+            continue
+
+        def ok(c):
+            a = cfgs.get(c)
+            return a and med(a, "ping_p50_ms") is not None and \
+                med(a, "goodput_mbps") >= 0.95 * med(stock, "goodput_mbps")
+
+        def best(names):
+            names = [c for c in names if ok(c)]
+            return min(names, key=lambda c: med(cfgs[c], "ping_p50_ms")) if names else None
+
+        def summary(c):
+            if not c:
+                return None
+            a = cfgs[c]
+            return {"config": c, "ping_p50_ms": med(a, "ping_p50_ms"),
+                    "goodput_vs_stock": med(a, "goodput_mbps") / med(stock, "goodput_mbps"),
+                    "flow_rtt_ms": med(a, "flow_rtt_ms")}
+        t, alt = best(TSQ_CONFIGS), best(ALT_CONFIGS)
+        rtt = [c for c in cfgs if cfgs[c].get("flow_rtt_ms")]
+        out.append({"scenario": key, "tsq": summary(t), "alternative": summary(alt),
+                    "lowest_flow_rtt": summary(min(rtt, key=lambda c: med(cfgs[c], "flow_rtt_ms")))
+                    if rtt else None})
+    return out
 
 
 def overhead(rows):
@@ -249,7 +295,7 @@ def plot(agg, path):
         print("report: no matplotlib, no plot (scripts/install-deps.sh bench)", file=sys.stderr)
         return False
     panels = sorted({(a["rate"], a["delay_ms"]) for a in agg},
-                    key=lambda p: (RATE_MBIT.get(p[0], 0), p[1]))
+                    key=lambda p: (RATE_ORDER.get(p[0], 9), p[1]))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), squeeze=False)
     for ax, (rate, delay) in zip(axes[0], panels):
         loads = sorted({(a["cc"], a["flows"]) for a in agg if (a["rate"], a["delay_ms"]) == (rate, delay)})
@@ -290,38 +336,40 @@ def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
              "configuration; every cell is median (min-max). Sender and receiver "
              "share the guest's 2 vCPUs, so CPU is the guest's total.\n")
     if agg:
+        L.append(when_md(choices(agg)))
+        L.append(targets_md(tg))
         L.append("## Scenarios\n")
-        L.append("Bulk flows in cgroup /bulk, ping every 10 ms and a TCP request/response "
-                 "probe in /lat, TBF on the sender's virtio NIC, netem delay on the "
-                 "receiver's (the return path).\n")
+        L.append("Bulk flows in cgroup /bulk (or their own netns), ping every 10 ms and a "
+                 "TCP request/response probe in /lat. `100mbit`: a TBF on the sender's virtio "
+                 "NIC, a FIFO (or fq_codel) as its child; `dev`: no TBF, fq_codel at the root, "
+                 "BQL, the NIC and the guest's CPU the bottleneck. qdisc KB: the root qdisc's "
+                 "backlog, sampled every 2 ms, peak / mean after the first second; device KB: "
+                 "BQL's inflight bytes, the same way. Flow RTT: iperf3's mean_rtt of the bulk "
+                 "flows (the sender's smoothed RTT, so what the bulk flows wait for). Jain: "
+                 "fairness of the bulk flows' bytes (1 = equal).\n")
         cur = None
         for a in agg:
             key = (a["rate"], a["delay_ms"], a["cc"], a["flows"])
             if key != cur:
                 cur = key
+                stock = next((x for x in agg if (x["rate"], x["delay_ms"], x["cc"], x["flows"],
+                                                 x["config"]) == key + ("stock",)), None)
                 L.append(f"\n### {a['rate']}, +{a['delay_ms']} ms, {a['cc']} x{a['flows']}\n")
-                L.append("| config | peak KB | mean KB | goodput Mbit/s | ping p50 / p99 / max ms "
-                         "| req/resp p50 / p99 ms | guest CPU % | throttles |")
-                L.append("|---|---|---|---|---|---|---|---|")
-            L.append(f"| {a['config']} | {fmt(a['peak_kb'])} | {fmt(a['mean_kb'])} | "
-                     f"{fmt(a['goodput_mbps'])} | {fmt(a['ping_p50_ms'], 2)} / "
-                     f"{fmt(a['ping_p99_ms'], 2)} / {fmt(a['ping_max_ms'], 1)} | "
-                     f"{fmt(a['rr_p50_ms'], 2)} / {fmt(a['rr_p99_ms'], 2)} | "
+                L.append("| config | qdisc peak / mean KB | device peak / mean KB | goodput Mbit/s "
+                         "| / stock | ping p50 / p99 ms | req/resp p99 ms | flow RTT ms | Jain "
+                         "| guest CPU % | throttles |")
+                L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+            ratio = (f"{med(a, 'goodput_mbps') / med(stock, 'goodput_mbps'):.2f}"
+                     if stock and med(stock, "goodput_mbps") else "n/a")
+            L.append(f"| {a['config']} | {fmt(a['peak_kb'])} / {fmt(a['mean_kb'])} | "
+                     f"{fmt(a['dev_peak_kb'])} / {fmt(a['dev_mean_kb'])} | "
+                     f"{fmt(a['goodput_mbps'])} | {ratio} | {fmt(a['ping_p50_ms'], 2)} / "
+                     f"{fmt(a['ping_p99_ms'], 2)} | {fmt(a['rr_p99_ms'], 2)} | "
+                     f"{fmt(a['flow_rtt_ms'], 2)} | {fmt(a['jain'], 2)} | "
                      f"{fmt(a['cpu_busy_pct'], 0)} | {fmt(a['throttles'], 0)} |")
         L.append("")
         if has_plot:
             L.append("![latency](latency.png)\n")
-        L.append("## Targets\n")
-        L.append("| scenario | config | goodput / stock | ping p99 ms | p99 <= 5 ms and goodput >= 95 % "
-                 "| latency ahead of global | goodput ahead of global |")
-        L.append("|---|---|---|---|---|---|---|")
-        for t in tg:
-            r, d, cc, n = t["scenario"]
-            L.append(f"| {r} +{d} ms {cc} x{n} | {t['config']} | "
-                     f"{t['goodput_vs_stock']:.2f} | {t['ping_p99_ms']:.2f} | "
-                     f"{verdict(t.get('p99_le_5ms_and_goodput_ge_95pct')) if 'p99_le_5ms_and_goodput_ge_95pct' in t else '-'} | "
-                     f"{verdict(t.get('latency_ahead_of_global'))} | {verdict(t.get('goodput_ahead_of_global'))} |")
-        L.append("")
         L.append(anchors(agg))
     if ov:
         L.append("## Overhead of the hook\n")
@@ -387,22 +435,67 @@ def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
     return "\n".join(L) + "\n"
 
 
+def when_md(ch):
+    L = ["## When to use what\n",
+         "Per scenario, the configuration with the lowest /lat ping p50 among those that keep "
+         "at least 0.95 of stock's goodput, of tsq's (limit, budget, limit-us, with or without "
+         "fq_codel) and of the alternatives (global sysctl, fq_codel, pacing, netns sysctl); "
+         "and the one under which the bulk flows' own RTT was lowest. \"as good\": the "
+         "alternative's ping p50 is within 10 % of tsq's best, or lower.\n",
+         "| scenario | tsq's best: ping p50 ms (goodput) | best alternative: ping p50 ms (goodput) "
+         "| verdict | lowest bulk-flow RTT |", "|---|---|---|---|---|"]
+
+    def cell(c):
+        return ("none keeps 0.95" if not c else
+                f"{c['config']}: {c['ping_p50_ms']:.2f} ({c['goodput_vs_stock']:.2f})")
+    for c in ch:
+        r, d, cc, n = c["scenario"]
+        t, a = c["tsq"], c["alternative"]
+        if t and a:
+            v = ("alternative as good or better" if a["ping_p50_ms"] <= 1.1 * t["ping_p50_ms"]
+                 else "tsq ahead")
+        else:
+            v = "tsq only" if t else ("alternative only" if a else "neither")
+        lo = c["lowest_flow_rtt"]
+        rtt = f"{lo['config']}: {lo['flow_rtt_ms']:.2f} ms" if lo else "n/a"
+        L.append(f"| {r} +{d} ms {cc} x{n} | {cell(t)} | {cell(a)} | {v} | {rtt} |")
+    return "\n".join(L) + "\n"
+
+
+def targets_md(tg):
+    L = ["## Budget targets\n",
+         "100 Mbit/s, no added delay, `budget 32k` (issue 14); medians of the repetitions.\n",
+         "| flows | goodput / stock | peak qdisc KB | /lat ping p50 ms |", "|---|---|---|---|"]
+    for t in tg:
+        _, _, cc, n = t["scenario"]
+        peak = (f"{t['peak_kb']:.1f} (<= {t['peak_max_kb']}: {verdict(t['peak_met'])})"
+                if "peak_met" in t else f"{t['peak_kb']:.1f} (no target)")
+        ping = (f"{t['ping_p50_ms']:.2f} (<= {t['ping_p50_max_ms']}: {verdict(t['ping_met'])})"
+                if "ping_met" in t else f"{t['ping_p50_ms']:.2f} (no target)")
+        L.append(f"| {n} {cc} | {t['goodput_vs_stock']:.2f} (>= {t['goodput_min']}: "
+                 f"{verdict(t['goodput_met'])}) | {peak} | {ping} |")
+    return "\n".join(L) + "\n"
+
+
 def headline(agg):
-    """The README's table: 100 Mbit/s, no added delay, cubic, 1 and 8 flows."""
-    by = {(a["flows"], a["config"]): a for a in agg
-          if a["rate"] == "100mbit" and a["delay_ms"] == 0 and a["cc"] == "cubic"}
-    L = ["| cubic flows in /bulk | config | peak backlog KB | /lat ping p50 / p99 ms "
-         "| /lat req/resp p99 ms | goodput / stock |", "|---|---|---|---|---|---|"]
-    for n in (1, 8):
-        stock = by.get((n, "stock"))
+    """The README's table: 100 Mbit/s, no added delay; 8 cubic, 8 bbr, 1 cubic."""
+    by = {(a["cc"], a["flows"], a["config"]): a for a in agg
+          if a["rate"] == "100mbit" and a["delay_ms"] == 0}
+    L = ["| flows in /bulk | config | peak qdisc KB | /lat ping p50 / p99 ms "
+         "| /lat req/resp p99 ms | bulk flow RTT ms | goodput / stock |",
+         "|---|---|---|---|---|---|---|"]
+    for cc, n in (("cubic", 8), ("bbr", 8), ("cubic", 1)):
+        stock = by.get((cc, n, "stock"))
         for cfg in CONFIGS:
-            a = by.get((n, cfg))
+            a = by.get((cc, n, cfg))
             if not a:
                 continue
             ratio = (f"{med(a, 'goodput_mbps') / med(stock, 'goodput_mbps'):.2f}"
                      if stock and med(stock, "goodput_mbps") else "n/a")
-            L.append(f"| {n} | {cfg} | {med(a, 'peak_kb'):.0f} | {med(a, 'ping_p50_ms'):.1f} / "
-                     f"{med(a, 'ping_p99_ms'):.1f} | {med(a, 'rr_p99_ms'):.1f} | {ratio} |")
+            rtt = med(a, "flow_rtt_ms")
+            L.append(f"| {n} {cc} | {cfg} | {med(a, 'peak_kb'):.0f} | {med(a, 'ping_p50_ms'):.1f} / "
+                     f"{med(a, 'ping_p99_ms'):.1f} | {med(a, 'rr_p99_ms'):.1f} | "
+                     f"{'n/a' if rtt is None else f'{rtt:.1f}'} | {ratio} |")
     return "\n".join(L) + "\n"
 
 
@@ -415,7 +508,7 @@ def anchors(agg):
          "no added delay, peak backlog as link time:\n",
          "| rate | config | peak backlog ms | goodput Mbit/s |", "|---|---|---|---|"]
     for a in agg:
-        if a["cc"] == "cubic" and a["flows"] == 1 and a["delay_ms"] == 0:
+        if a["cc"] == "cubic" and a["flows"] == 1 and a["delay_ms"] == 0 and a["rate"] in RATE_MBIT:
             ms = 8 / RATE_MBIT.get(a["rate"], 1)   # ms of link time per KB
             L.append(f"| {a['rate']} | {a['config']} | {fmt(a['peak_kb'], 2, ms)} | {fmt(a['goodput_mbps'])} |")
     return "\n".join(L) + "\n"
@@ -434,7 +527,8 @@ def main():
     ob = observe(load(raw / "observe.jsonl"))
     has_plot = bool(agg) and plot(agg, res / "latency.png")
     (res / "results.json").write_text(json.dumps(
-        {"meta": meta, "scenarios": agg, "targets": tg, "overhead": ov, "zerocost": zc,
+        {"meta": meta, "scenarios": agg, "targets": tg, "choices": choices(agg) if agg else [],
+         "overhead": ov, "zerocost": zc,
          "scale": sc, "observe": ob},
         indent=1, default=list) + "\n")
     (res / "results.md").write_text(markdown(meta, agg, tg, ov, zc, sc, has_plot, ob))

@@ -94,13 +94,15 @@ iperf_server() {
 
 # flow NAME SECONDS [PARALLEL] [extra iperf3 args]: JSON in $TMP/NAME.json
 # With CG=/sys/fs/cgroup/x set, the flow's sockets are created in that
-# cgroup; CC picks the congestion control (cubic).
+# cgroup; CC picks the congestion control (cubic); NETNS, a netns to
+# send from.
 flow() {
-	local name=$1 secs=$2 par=${3:-1}
+	local name=$1 secs=$2 par=${3:-1} ns=()
 	shift 3 2>/dev/null || shift $#
+	[ -z "${NETNS:-}" ] || ns=(ip netns exec "$NETNS")
 	(
 		[ -z "${CG:-}" ] || echo $BASHPID >"$CG/cgroup.procs"
-		exec iperf3 -c "$TSQ_PEER_IP" -t "$secs" -P "$par" -C "${CC:-cubic}" -J "$@"
+		exec "${ns[@]}" iperf3 -c "$TSQ_PEER_IP" -t "$secs" -P "$par" -C "${CC:-cubic}" -J "$@"
 	) >"$TMP/$name.json" 2>"$TMP/$name.err"
 }
 

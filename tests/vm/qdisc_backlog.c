@@ -3,13 +3,16 @@
  *
  *   qdisc_backlog DEV INTERVAL_US PID [unix]
  *
- * Prints "MS BYTES" lines (ms since start, root qdisc backlog) until PID
- * exits; with "unix", Unix time in seconds to the microsecond instead of
- * MS, to line samples up with another tool's timestamps. One process and one netlink socket instead of a tc per sample:
+ * Prints "MS BYTES DEVBYTES" lines (ms since start, root qdisc backlog,
+ * bytes the driver holds: BQL's inflight summed over the TX queues, -1
+ * without BQL) until PID exits; with "unix", Unix time in seconds to the
+ * microsecond instead of MS, to line samples up with another tool's
+ * timestamps. One process and one netlink socket instead of a tc per sample:
  * under TCG a fork+exec per sample costs a vCPU and skews the very
  * throughput the tests compare.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -86,8 +89,45 @@ static long long backlog(int fd, int ifindex)
 	}
 }
 
+#define MAX_TXQ 64
+
+/* The TX queues' BQL inflight files, opened once; returns how many. */
+static int open_bql(const char *dev, int *fds)
+{
+	char path[128];
+	int n = 0;
+
+	for (; n < MAX_TXQ; n++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/queues/tx-%d/byte_queue_limits/inflight", dev, n);
+		fds[n] = open(path, O_RDONLY | O_CLOEXEC);
+		if (fds[n] < 0)
+			break;
+	}
+	return n;
+}
+
+static long long bql_inflight(const int *fds, int n)
+{
+	long long sum = 0;
+	char buf[32];
+
+	if (!n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		ssize_t len = pread(fds[i], buf, sizeof(buf) - 1, 0);
+
+		if (len <= 0)
+			return -1;
+		buf[len] = 0;
+		sum += atoll(buf);
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
+	int bql[MAX_TXQ], nbql;
 	struct timespec t0, period;
 	bool unix_time = argc == 5 && !strcmp(argv[4], "unix");
 	int fd, ifindex;
@@ -110,12 +150,13 @@ int main(int argc, char **argv)
 		perror("qdisc_backlog: socket");
 		return 1;
 	}
+	nbql = open_bql(argv[1], bql);
 	period.tv_sec = interval / 1000000;
 	period.tv_nsec = interval % 1000000 * 1000;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	while (kill(pid, 0) == 0 || errno != ESRCH) {
-		long long b = backlog(fd, ifindex);
+		long long b = backlog(fd, ifindex), d = bql_inflight(bql, nbql);
 
 		if (b < 0) {
 			fprintf(stderr, "qdisc_backlog: no root qdisc on %s\n", argv[1]);
@@ -125,9 +166,9 @@ int main(int argc, char **argv)
 			struct timespec r;
 
 			clock_gettime(CLOCK_REALTIME, &r);
-			printf("%lld.%06ld %lld\n", (long long)r.tv_sec, r.tv_nsec / 1000, b);
+			printf("%lld.%06ld %lld %lld\n", (long long)r.tv_sec, r.tv_nsec / 1000, b, d);
 		} else {
-			printf("%lld %lld\n", now_ms(&t0), b);
+			printf("%lld %lld %lld\n", now_ms(&t0), b, d);
 		}
 		nanosleep(&period, NULL);
 	}
