@@ -42,6 +42,8 @@ cgr=/sys/fs/cgroup
 # the per-cgroup limit, so these differ only in who they apply to.
 declare -A LIM=([100mbit]=8192 [1gbit]=65536 [dev]=65536)
 declare -A BUDGET=([100mbit]=32k [1gbit]=256k [dev]=256k)
+# BENCH_BUDGET: one budget for every bottleneck, to see what a size does.
+[ -z "${BENCH_BUDGET:-}" ] || for r in "${!BUDGET[@]}"; do BUDGET[$r]=$BENCH_BUDGET; done
 lob0=$(sysctl -n net.ipv4.tcp_limit_output_bytes)
 gso0=$(ip -d -j link show dev "$TSQ_DEV" | jq '.[0].gso_max_size')
 BULKNS=bulk
