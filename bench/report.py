@@ -327,18 +327,30 @@ def plot(agg, path):
     return True
 
 
+def run_meta(meta, part):
+    """What bench/run recorded for one VM part; a meta.json from before
+    per-part records describes every part."""
+    return meta.get("runs", {}).get(part, meta)
+
+
+def measured(meta, part):
+    r = run_meta(meta, part)
+    return f"{r.get('date', '?')}, tsq {r.get('tsq', '?')}"
+
+
 def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
     L = []
     L.append("# tsq bench results\n")
-    L.append(f"`make bench` on {meta.get('date', '?')}, tsq {meta.get('tsq', '?')}, "
-             f"{meta.get('host_cpus', '?')} host CPUs ({meta.get('host_cpu', '?')}), "
-             f"guest under QEMU `{meta.get('accel', '?')}`, 2 vCPUs. "
-             f"{meta.get('reps', '?')} repetitions of {meta.get('seconds', '?')} s per "
+    scen = run_meta(meta, "scenarios")
+    L.append(f"`make bench` on {meta.get('host_cpus', '?')} host CPUs "
+             f"({meta.get('host_cpu', '?')}), guest under QEMU `{meta.get('accel', '?')}`, "
+             f"2 vCPUs. Scenarios measured {measured(meta, 'scenarios')}: "
+             f"{scen.get('reps', '?')} repetitions of {scen.get('seconds', '?')} s per "
              "configuration; every cell is median (min-max). Sender and receiver "
              "share the guest's 2 vCPUs, so CPU is the guest's total.\n")
     if agg:
         L.append(when_md(choices(agg)))
-        L.append(targets_md(tg, meta.get("budget", "32k").split(" ")[0]))
+        L.append(targets_md(tg, run_meta(meta, "scenarios").get("budget", "32k").split(" ")[0]))
         L.append("## Scenarios\n")
         L.append("Bulk flows in cgroup /bulk (or their own netns), ping every 10 ms and a "
                  "TCP request/response probe in /lat. `100mbit`: a TBF on the sender's virtio "
@@ -374,6 +386,7 @@ def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
         L.append(anchors(agg))
     if ov:
         L.append("## Overhead of the hook\n")
+        L.append(f"Measured {measured(meta, 'overhead')}.\n")
         u = ov.get("unconstrained")
         if u:
             L.append(f"Unconstrained virtio path, one cubic flow, policy program attached "
@@ -403,6 +416,7 @@ def markdown(meta, agg, tg, ov, zc, sc, has_plot, ob=None):
             L.append("")
     if zc and "goodput_ratio" in zc:
         L.append("## Zero cost when off\n")
+        L.append(f"Measured {measured(meta, 'zerocost')}.\n")
         L.append("One unconstrained cubic flow per run, 2 interleaved boots of each kernel, "
                  "same config; the patched kernel has nothing attached. Noise is the widest "
                  "(max-min)/median of either kernel's own runs.\n")
