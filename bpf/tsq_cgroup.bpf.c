@@ -505,7 +505,7 @@ int BPF_PROG(policy_sk_state, const struct sock *sk, int oldstate, int newstate)
  * destroyed had its every move out of ESTABLISHED skipped as a nested
  * run (seen in the VM: recursion_misses 1, one socket left counted).
  * This is another program, so the same nesting does not skip both. A
- * skipped ESTABLISHED is made up for in sk_policy().
+ * skipped ESTABLISHED is made up for in sk_resolved().
  */
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(policy_sk_destroy, struct sock *sk)

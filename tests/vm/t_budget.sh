@@ -30,8 +30,12 @@ log "stock: peak $(peak stock) B, mean $(mean stock 1000) B, $(goodput stock) Mb
 "$TSQCTL" attach || fail "tsqctl attach"
 "$TSQCTL" set /bulk budget 32k || fail "tsqctl set /bulk budget 32k"
 probe budget 8
+# What tsqctl stats counts for the cgroup while the flows run: the
+# sockets that called in the last two windows and the bytes they held.
+(sleep 4; "$TSQCTL" -j stats >"$TMP/mid.json") &
 CG=$cgr/bulk measure budget 8 8
 wait
+bulk_stat() { jq "[.[] | select(.cgroup == \"/bulk\") | .$2] | add // -1" "$1"; }
 stats=$("$TSQCTL" -j stats)
 log "budget 32k: peak $(peak budget 0 1000) B in the first second, $(peak budget 1000) B after"
 log "budget 32k: peak $(peak budget) B, mean $(mean budget 1000) B, $(goodput budget) Mbit/s, ping p50 $(p50 budget) ms"
@@ -72,6 +76,22 @@ check "budget 32k: a bulk socket beside a slow one holds > 22 KB (no even split)
 	'q > 22528' q="$onemax"
 check "budget 32k, bulk + slow: peak backlog <= 48 KB after the first second" \
 	'p <= 49152' p="$(peak one 1000)"
+
+"$TSQCTL" -j stats >"$TMP/end.json"
+log "tsqctl stats /bulk: $(bulk_stat "$TMP/mid.json" active_sockets) active," \
+	"$(bulk_stat "$TMP/mid.json" queued_bytes) B queued with 8 flows;" \
+	"$(bulk_stat "$TMP/end.json" active_sockets), $(bulk_stat "$TMP/end.json" queued_bytes) B after"
+check "stats: the 8 flows (and iperf3's control socket) active mid-run" 'a >= 8 && a <= 9' \
+	a="$(bulk_stat "$TMP/mid.json" active_sockets)"
+# Each socket counts its queue when it last called and the packet it was
+# about to send, so the sum runs ahead of the qdisc's backlog: 95 KB
+# against a 43 KB mean backlog in the first run (2026-12-05). Four
+# budgets bound it: 8 sockets, each at the floor's three 2-MSS skbs plus
+# its next packet, make 8 x 4 x 4.2 KB.
+check "stats: bytes queued mid-run, within 4 budgets" 'q > 0 && q <= 131072' \
+	q="$(bulk_stat "$TMP/mid.json" queued_bytes)"
+check "stats: closed sockets leave nothing counted" 'a == 0 && q == 0' \
+	a="$(bulk_stat "$TMP/end.json" active_sockets)" q="$(bulk_stat "$TMP/end.json" queued_bytes)"
 
 "$TSQCTL" reset
 rmdir $cgr/bulk $cgr/lat
