@@ -102,6 +102,40 @@ static void w_two_values(struct json_writer *jw)
 	jsonw_uint(jw, 1);
 }
 
+/* Cgroup names are the user's: each byte that JSON forbids is escaped. */
+static const struct {
+	const char *in, *out;
+} strings[] = {
+	{ "/bulk", "\"/bulk\"\n" },
+	{ "", "\"\"\n" },
+	{ "/q\"x", "\"/q\\\"x\"\n" },
+	{ "a\\b", "\"a\\\\b\"\n" },
+	{ "\n\x1f", "\"\\u000a\\u001f\"\n" },
+	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"\n" },
+};
+
+static void test_strings(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++) {
+		struct json_writer *jw;
+		char *buf = NULL;
+		size_t len;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			continue;
+		jw = jsonw_new(f, false);
+		if (jw)
+			jsonw_string(jw, strings[i].in);
+		jsonw_destroy(&jw);
+		fclose(f);
+		check(buf && !strcmp(buf, strings[i].out),
+		      tname("string \"%s\"", esc(strings[i].in)), "got %s, want %s",
+		      esc(buf ?: ""), esc(strings[i].out));
+		free(buf);
+	}
+}
+
 static void test_writer(void)
 {
 	expect(w_escapes, false,
@@ -189,6 +223,7 @@ static void test_print(void)
 
 int main(void)
 {
+	test_strings();
 	test_writer();
 	test_print();
 	return test_done();
