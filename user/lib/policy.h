@@ -11,6 +11,15 @@
 /* Below about one 1500-byte MSS a TSO packet is no longer an aggregate. */
 #define TSQ_MIN_TSO	1024U
 
+/* Largest accepted values: a TSQ limit or budget past 1 GiB, a TSO packet
+ * past the 64 KiB GSO maximum's big-TCP bound, or a time cap past 10 s
+ * is a typo, not a policy. Only user space checks them; the BPF side
+ * takes what the map holds.
+ */
+#define TSQ_MAX_BYTES		(1U << 30)
+#define TSQ_MAX_TSO		(512U << 10)
+#define TSQ_MAX_LIMIT_US	10000000U
+
 /* One policy field: the parser, the text, JSON and Prometheus outputs
  * all walk tsq_policy_fields[], so a new field is one more entry.
  */
