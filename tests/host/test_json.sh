@@ -70,14 +70,9 @@ else
 fi
 
 # tsqd in observation mode (no hook here), in its own bpffs.
+. "$top/tests/host/tsqd_private.sh"
 port=$((20000 + ($$ + 7) % 20000))
-unshare -m sh -c 'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$out/tsqd" \
-	--listen 127.0.0.1:$port --log-interval 0 2>"$t/log" &
-pid=$!
-for _ in $(seq 50); do
-	grep -q 'statistics on' "$t/log" && break
-	sleep 0.1
-done
+tsqd_private "$out/tsqd" "$port" "$t/log"
 valid "tsqd /stats.json" curl -sf "http://127.0.0.1:$port/stats.json"
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null

@@ -119,32 +119,25 @@ int tsq_pinned(const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-static int pin_map(struct bpf_map *map, const char *name)
+/* A map's, program's or link's fd pinned as name, root's alone. */
+static int pin_fd(int fd, const char *name)
 {
 	char path[256];
 
 	pin_path(path, sizeof(path), name);
-	return bpf_map__pin(map, path) ?: chmod(path, 0600) ? -errno : 0;
+	return bpf_obj_pin(fd, path) || chmod(path, 0600) ? -errno : 0;
+}
+
+static int pin_map(struct bpf_map *map, const char *name)
+{
+	return pin_fd(bpf_map__fd(map), name);
 }
 
 static int pin_link(struct bpf_link *link, const char *name)
 {
-	char path[256];
-
-	pin_path(path, sizeof(path), name);
-	return bpf_link__pin(link, path) ?: chmod(path, 0600) ? -errno : 0;
+	return pin_fd(bpf_link__fd(link), name);
 }
 
-void tsq_unpin_all(void)
-{
-	char path[256];
-
-	for (size_t i = 0; i < NR_PINS; i++) {
-		pin_path(path, sizeof(path), pins[i].name);
-		unlink(path);
-	}
-	rmdir(TSQ_PIN_DIR);
-}
 
 int tsq_pin_maps(struct tsq_cgroup *skel)
 {
@@ -197,7 +190,9 @@ static unsigned int pins_present(void)
 	return mask;
 }
 
-/* Remove the pins that were not there before: only this call's. */
+/* Remove the pins whose bit is clear in before, and the directory if it
+ * is empty then: after a failed attach, only that call's pins.
+ */
 static void unpin_new(unsigned int before)
 {
 	char path[256];
@@ -208,6 +203,11 @@ static void unpin_new(unsigned int before)
 			unlink(path);
 	}
 	rmdir(TSQ_PIN_DIR);	/* only if empty */
+}
+
+void tsq_unpin_all(void)
+{
+	unpin_new(0);
 }
 
 /* Pin a link just made and drop the handle: the pin keeps it attached.
@@ -232,10 +232,7 @@ static int attach_pinned(struct bpf_program *prog, const char *name)
 
 static int pin_prog(struct bpf_program *prog, const char *name)
 {
-	char path[256];
-
-	pin_path(path, sizeof(path), name);
-	return bpf_program__pin(prog, path) ?: chmod(path, 0600) ? -errno : 0;
+	return pin_fd(bpf_program__fd(prog), name);
 }
 
 /* The sock_ops program that opts sockets with a policy in to the hook,

@@ -36,13 +36,20 @@ static FILE *stream(void)
 	return out ?: stdout;
 }
 
-void open_json_object(const char *key)
+/* In JSON mode: name the value, and say whether to write it. */
+static bool json_field(enum output_type t, const char *key)
 {
-	if (!jw)
-		return;
+	if (!jw || !(t & PRINT_JSON))
+		return false;
 	if (key)
 		jsonw_name(jw, key);
-	jsonw_start_object(jw);
+	return true;
+}
+
+void open_json_object(const char *key)
+{
+	if (json_field(PRINT_JSON, key))
+		jsonw_start_object(jw);
 }
 
 void close_json_object(void)
@@ -53,27 +60,14 @@ void close_json_object(void)
 
 void open_json_array(const char *key)
 {
-	if (!jw)
-		return;
-	if (key)
-		jsonw_name(jw, key);
-	jsonw_start_array(jw);
+	if (json_field(PRINT_JSON, key))
+		jsonw_start_array(jw);
 }
 
 void close_json_array(void)
 {
 	if (jw)
 		jsonw_end_array(jw);
-}
-
-/* In JSON mode: name the value, and say whether to write it. */
-static bool json_field(enum output_type t, const char *key)
-{
-	if (!jw || !(t & PRINT_JSON))
-		return false;
-	if (key)
-		jsonw_name(jw, key);
-	return true;
 }
 
 __attribute__((format(printf, 2, 3)))

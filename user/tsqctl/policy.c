@@ -40,6 +40,21 @@ static int open_target(const struct tsqctl_ctx *c, const char *word, char *path,
 			     strerror(-ret));
 }
 
+/* The policy map and the cgroup of word, both open, or the exit code. */
+static int open_map_target(const struct tsqctl_ctx *c, const char *what, const char *word,
+			   char *path, size_t len, int *map, int *cg)
+{
+	int ret;
+
+	*map = tsq_pinned(TSQ_PIN_POLICY);
+	if (*map < 0)
+		return tsqctl_failed(*map, what);
+	ret = open_target(c, word, path, len, cg);
+	if (ret)
+		close(*map);
+	return ret;
+}
+
 int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	struct tsq_policy p = {};
@@ -50,14 +65,9 @@ int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 		return usage_error("usage: tsqctl set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]");
 	if (tsq_policy_parse_args(argc - 1, argv + 1, &p, err, sizeof(err)))
 		return usage_error("%s", err);
-	map = tsq_pinned(TSQ_PIN_POLICY);
-	if (map < 0)
-		return tsqctl_failed(map, "set");
-	ret = open_target(c, argv[0], path, sizeof(path), &cg);
-	if (ret) {
-		close(map);
+	ret = open_map_target(c, "set", argv[0], path, sizeof(path), &map, &cg);
+	if (ret)
 		return ret;
-	}
 	ret = bpf_map_update_elem(map, &cg, &p, BPF_ANY) ? -errno : 0;
 	close(cg);
 	close(map);
@@ -74,14 +84,9 @@ int tsqctl_unset(const struct tsqctl_ctx *c, int argc, char **argv)
 
 	if (argc != 1)
 		return usage_error("usage: tsqctl unset CGROUP|UNIT");
-	map = tsq_pinned(TSQ_PIN_POLICY);
-	if (map < 0)
-		return tsqctl_failed(map, "unset");
-	ret = open_target(c, argv[0], path, sizeof(path), &cg);
-	if (ret) {
-		close(map);
+	ret = open_map_target(c, "unset", argv[0], path, sizeof(path), &map, &cg);
+	if (ret)
 		return ret;
-	}
 	ret = bpf_map_delete_elem(map, &cg) ? -errno : 0;
 	close(cg);
 	close(map);
