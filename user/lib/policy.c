@@ -96,6 +96,21 @@ static const struct tsq_policy_field *find_field(const char *name)
 	return NULL;
 }
 
+/* "limit, limit-us, tso or budget", from the table. */
+static const char *keywords(void)
+{
+	static char buf[128];
+	size_t off = 0;
+
+	if (buf[0])
+		return buf;
+	for (size_t i = 0; i < NR_FIELDS && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+				!i ? "" : i + 1 < NR_FIELDS ? ", " : " or ",
+				tsq_policy_fields[i].name);
+	return buf;
+}
+
 int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 			  char *err, size_t errlen)
 {
@@ -105,8 +120,7 @@ int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 
 	memset(p, 0, sizeof(*p));
 	if (argc <= 0) {
-		ret = tsq_errf(err, errlen,
-			   "no policy: expected limit, limit-us, tso or budget");
+		ret = tsq_errf(err, errlen, "no policy: expected %s", keywords());
 		goto out;
 	}
 	for (i = 0; i < argc; i += 2) {
