@@ -24,6 +24,7 @@ void print_end(void)
 	jsonw_destroy(&jw);
 	if (out)
 		fflush(out);
+	out = NULL;	/* tsqd closes its stream after each request */
 }
 
 bool print_is_json(void)
