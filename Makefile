@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsq: per-cgroup TCP Small Queues policy with BPF.
 #
-#   make              kernel (cached), libbpf + bpftool, BPF objects, programs
+#   make              kernel (cached), libbpf + bpftool, tsqd, tsqctl, BPF objects
+#   make tests        the test programs, test BPF objects and unit tests
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
@@ -39,23 +40,38 @@ LDLIBS := $(LIBBPF_A) -lelf -lz -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	      -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c) $(wildcard tests/bpf/*.bpf.c)
-BPF_OBJS := $(patsubst %.bpf.c,$(OUTPUT)/%.bpf.o,$(notdir $(BPF_SRCS)))
+# Every user-space object, once, below $(OBJ) at its source's path, with
+# its header dependencies in a .d file beside it.
+OBJ := $(OUTPUT)/obj
+USER_CFLAGS := $(CFLAGS) -std=gnu11 -MMD -MP
+USER_INCLUDES := $(INCLUDES) -Iuser/lib -Iuser/bpf
+obj = $(patsubst %.c,$(OBJ)/%.o,$(1))
+
+# Product BPF objects (bpf/) and those only tests load (tests/bpf/).
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
+TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
-TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
-	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs
-BENCH_PROGS := $(OUTPUT)/scale_maps
+TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
+TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
+	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
-.SECONDARY:
-.PHONY: all deps kernel tools check check-host check-vm demo bench help clean distclean \
-	install uninstall
+.PHONY: all tests deps kernel tools check check-host check-vm demo bench help clean \
+	distclean install uninstall
 
-all: $(BPF_OBJS) $(SKELS) $(TEST_PROGS) $(BENCH_PROGS) $(PROGS)
+# The product: what make install installs and the BPF objects it loads.
+all: $(BPF_OBJS) $(SKELS) $(PROGS)
+
+# What the host, VM and bench runs use besides the product (the unit
+# tests join it in user/Makefile.inc).
+tests: $(TEST_BPF_OBJS) $(TEST_SKELS) $(TEST_PROGS)
+
+# libtsq (libc only), its unit tests and fuzzers.
+include user/Makefile.inc
 
 # make print-VAR: the value the build uses (tests/host/test_build.sh).
 print-%:
@@ -92,42 +108,70 @@ $(OUTPUT):
 
 $(OUTPUT)/%.bpf.o: %.bpf.c $(VMLINUX_H) include/tsq.h | $(OUTPUT) tools
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | tools
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
-$(OUTPUT)/hook_test: tests/vm/hook_test.c $(SKELS) $(OUTPUT)/libtsq.a include/tsq.h | tools
+$(OBJ)/%.o: %.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser/lib $< $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(USER_INCLUDES) -c $< -o $@
 
-TSQCTL_SRCS := $(wildcard user/tsqctl/*.c) user/tsq_bpf.c user/tsq_report.c \
-	       user/tsq_observe.c
-$(OUTPUT)/tsqctl: $(TSQCTL_SRCS) $(wildcard user/tsqctl/*.h) user/tsq_bpf.h \
-		  user/tsq_report.h user/tsq_observe.h $(OUTPUT)/tsq_cgroup.skel.h \
-		  $(OUTPUT)/tsq_observe.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
-		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+# libtsq-bpf: loading, pinning and reading tsq's BPF objects (libbpf).
+LIBTSQ_BPF := $(OUTPUT)/libtsq-bpf.a
+LIBTSQ_BPF_OBJS := $(call obj,$(wildcard user/bpf/*.c))
 
-TSQD_SRCS := $(wildcard user/tsqd/*.c) user/tsq_bpf.c user/tsq_report.c user/tsq_observe.c
-$(OUTPUT)/tsqd: $(TSQD_SRCS) $(wildcard user/tsqd/*.h) user/tsq_bpf.h user/tsq_report.h \
-		user/tsq_observe.h $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/tsq_observe.skel.h \
-		$(OUTPUT)/libtsq.a include/tsq.h | tools
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -DTSQ_VERSION='"$(TSQ_VERSION)"' $(INCLUDES) -Iuser -Iuser/lib \
-		$(TSQD_SRCS) $(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+TSQCTL_OBJS := $(call obj,$(wildcard user/tsqctl/*.c))
+TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
+HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
+STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
+SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 
-$(OUTPUT)/scale_maps: bench/scale_maps.c user/tsq_bpf.c user/tsq_bpf.h \
-		      $(OUTPUT)/tsq_cgroup.skel.h $(OUTPUT)/libtsq.a include/tsq.h | tools
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iuser -Iuser/lib $(filter %.c,$^) \
-		$(OUTPUT)/libtsq.a $(LDLIBS) -o $@
+# Objects that include a skeleton: generated before the first compile,
+# after which the .d files name the ones each needs.
+$(LIBTSQ_BPF_OBJS) $(TSQCTL_OBJS) $(TSQD_OBJS) $(SCALE_MAPS_OBJS): | $(SKELS) tools
+$(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
+$(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
-$(OUTPUT)/stallwatch: tests/vm/stallwatch.c $(OUTPUT)/tsq_stallwatch.skel.h | tools
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(LDLIBS) -o $@
+$(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+
+$(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# Link order: ours, then libtsq-bpf, libtsq, libbpf (link_libc: no libbpf).
+link_libc = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
+link = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
+
+$(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/hook_test: $(HOOK_TEST_OBJS) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/stallwatch: $(STALLWATCH_OBJS) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/rrprobe: $(call obj,tests/vm/rrprobe.c)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
+$(OUTPUT)/qdisc_backlog: $(call obj,tests/vm/qdisc_backlog.c)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 # tests/selftests/bpf: laid out as in the kernel's tools/testing/selftests/bpf
 # (prog_tests/ and progs/), built with a small test_progs of our own.
@@ -135,51 +179,47 @@ ST := tests/selftests/bpf
 ST_OUT := $(OUTPUT)/selftests
 ST_PROGS := $(patsubst $(ST)/progs/%.c,%,$(wildcard $(ST)/progs/*.c))
 ST_SKELS := $(addprefix $(ST_OUT)/,$(addsuffix .skel.h,$(ST_PROGS)))
+# Only their skeletons are named: keep the objects they come from.
+.SECONDARY: $(ST_SKELS:.skel.h=.bpf.o)
 
 $(ST_OUT):
 	$(Q)mkdir -p $@
 
-$(ST_OUT)/%.bpf.o: $(ST)/progs/%.c $(wildcard $(ST)/progs/*.h) $(VMLINUX_H) | $(ST_OUT) tools
+$(ST_OUT)/%.bpf.o: $(ST)/progs/%.c $(VMLINUX_H) | $(ST_OUT) tools
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(ST)/progs -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(ST)/progs -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(ST_OUT)/%.skel.h: $(ST_OUT)/%.bpf.o | tools
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(OUTPUT)/test_progs: $(ST)/test_progs.c $(wildcard $(ST)/prog_tests/*.c) $(ST)/test_progs.h \
-		      $(ST_SKELS) | tools
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -I$(ST_OUT) -I$(ST) $(filter %.c,$^) $(LDLIBS) -o $@
+ST_OBJS := $(call obj,$(ST)/test_progs.c $(wildcard $(ST)/prog_tests/*.c))
+$(ST_OBJS): USER_INCLUDES += -I$(ST_OUT) -I$(ST)
+$(ST_OBJS): | $(ST_SKELS) tools
 
-$(OUTPUT)/rrprobe: tests/vm/rrprobe.c | $(OUTPUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+$(OUTPUT)/test_progs: $(ST_OBJS) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
 
-$(OUTPUT)/qdisc_backlog: tests/vm/qdisc_backlog.c | $(OUTPUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
-
-check: all
+check: all tests
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
-check-host: all
+check-host: all tests
 	$(Q)tests/host/run
 
-check-vm: all
+check-vm: all tests
 	$(Q)DEBUG=$(DEBUG) tests/vm/run-tests $(TESTS)
 
-demo: all
+demo: all tests
 	$(Q)tests/vm/run-vm -- demo/demo.sh
 
 # Long (49 min under TCG in the committed run): not part of check.
 # bench/run -h for knobs.
-bench: all
+bench: all tests
 	$(Q)bench/run
 
-# User-space library, its unit tests and fuzzers.
--include user/Makefile.inc
-all: $(USER_LIB_TARGETS)
+-include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
+	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 # Installing rebuilds nothing (like the kernel's modules_install): it
 # runs as root on the target, where a kernel build is out of place.

@@ -7,19 +7,6 @@
 #include <linux/types.h>
 #endif
 
-/* tsq_fixed: one policy for every TCP socket. 0 keeps the kernel's value. */
-struct tsq_fixed_cfg {
-	__u32 limit;		/* TSQ limit, bytes of sk_wmem_alloc */
-	__u32 tso_bytes;	/* cap on TSO packet payload, bytes */
-};
-
-/* Per-CPU counters in the tsq_fixed_stats map, indexed by this enum. */
-enum tsq_fixed_stat {
-	TSQ_FIXED_LIMIT_CALLS,	/* tsq_limit() invocations */
-	TSQ_FIXED_TSO_CALLS,	/* tso_segs() invocations */
-	TSQ_FIXED_NR_STATS,
-};
-
 /* Per-cgroup policy (tsqd, tsqctl). A field counts only with its flag. */
 #define TSQ_POLICY_LIMIT	(1U << 0)	/* limit: bytes per socket */
 #define TSQ_POLICY_LIMIT_US	(1U << 1)	/* limit_us: pacing rate x usec */
@@ -27,14 +14,6 @@ enum tsq_fixed_stat {
 #define TSQ_POLICY_BUDGET	(1U << 3)	/* budget: bytes, whole cgroup */
 #define TSQ_POLICY_ALL		(TSQ_POLICY_LIMIT | TSQ_POLICY_LIMIT_US | \
 				 TSQ_POLICY_TSO | TSQ_POLICY_BUDGET)
-
-/* Largest accepted values: a TSQ limit or budget past 1 GiB, a TSO packet
- * past the 64 KiB GSO maximum's big-TCP bound, or a time cap past 10 s
- * is a typo, not a policy.
- */
-#define TSQ_MAX_BYTES		(1U << 30)
-#define TSQ_MAX_TSO		(512U << 10)
-#define TSQ_MAX_LIMIT_US	10000000U
 
 /* Entries of each per-cgroup hash map (tsq_stats, tsq_cgrp_state by
  * policy cgroup, tsq_cgrp_socks by the cgroup sockets were made in), and

@@ -60,3 +60,35 @@ if [ "$k3" != "$k0" ]; then
 else
 	fail "tools key ignores a change to build-tools.sh"
 fi
+
+# Build structure (issue 15): all is the product only, tests the rest;
+# each source compiled once, into $(OUTPUT)/obj with its .d file.
+# (make -n -B: the commands a full build would run, none of them run.)
+o=$(mkvar OUTPUT)
+plan_all=$(make -n -B -C "$top" all 2>/dev/null)
+plan=$(make -n -B -C "$top" all tests 2>/dev/null)
+if grep -q -- "-o $o/tsqctl\$" <<<"$plan_all" && grep -q -- "-o $o/tsqd\$" <<<"$plan_all" &&
+   ! grep -qE -- "-o $o/(hook_test|test_progs|scale_maps|stallwatch|tests/)" <<<"$plan_all"; then
+	pass "make all builds tsqd and tsqctl and no test program"
+else
+	fail "make all: $(grep -oE -- "-o $o/[^ ]*" <<<"$plan_all" | tr '\n' ' ')"
+fi
+if grep -qE -- "-o $o/(hook_test|test_progs|scale_maps)\$" <<<"$plan" &&
+   grep -q -- "-o $o/tests/test_json_writer\$" <<<"$plan"; then
+	pass "make tests builds the test programs and unit tests"
+else
+	fail "make tests misses a test program"
+fi
+srcs=$(grep -oE -- ' -c [^ ]+\.c' <<<"$plan" | sort)
+dups=$(uniq -d <<<"$srcs")
+if [ -n "$srcs" ] && [ -z "$dups" ]; then
+	pass "each of $(wc -l <<<"$srcs") sources compiled once"
+else
+	fail "compiled more than once: $dups"
+fi
+if grep -q -- '-MMD' <<<"$plan" && [ -z "$(grep -E -- ' -c [^ ]+\.c' <<<"$plan" |
+	grep -vE -- "-MMD|-o $o/obj/|\\.bpf\\.o\$")" ]; then
+	pass "user-space objects in .output/obj with -MMD dependencies"
+else
+	fail "an object outside .output/obj or without -MMD"
+fi

@@ -26,15 +26,9 @@ expect() {
 	fi
 }
 
-# A private mount namespace with bpffs: whatever is pinned stays there.
+. "$top/tests/host/tsqd_private.sh"
 port=$((20000 + $$ % 20000))
-unshare -m sh -c 'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$tsqd" \
-	--listen 127.0.0.1:$port --log-interval 0 2>"$t/log" &
-pid=$!
-for _ in $(seq 50); do
-	grep -q 'statistics on' "$t/log" && break
-	sleep 0.1
-done
+tsqd_private "$tsqd" "$port" "$t/log"
 if head -1 "$t/log" | grep -q '^tsqd: observation mode: this kernel has no tcp_tsq_ops hook'; then
 	echo "PASS: no hook: observation mode, first log line: $(head -1 "$t/log")"
 else

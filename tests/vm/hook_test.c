@@ -34,6 +34,7 @@
 
 #include "cgroup.h"
 #include "tsq.h"
+#include "tsq_fixed.h"
 #include "tsq_fixed.skel.h"
 #include "tsq_misbehave.skel.h"
 #include "tsq_no_ops.skel.h"

@@ -8,45 +8,42 @@
 #include <string.h>
 
 #include "policy.h"
+#include "print.h"
 #include "errmsg.h"
 #include "quote.h"
 #include "size.h"
 
-struct field {
-	const char *name;
-	__u32 flag;
-	size_t off;		/* of the __u32 in struct tsq_policy */
-	bool usec;		/* a time, not a size */
-	__u32 min, max;
+#define FIELD(n, k, m, h, fl, member, us, lo, hi) \
+	{ n, k, m, h, fl, offsetof(struct tsq_policy, member), us, lo, hi }
+
+/* Also the order every output lists them in. */
+const struct tsq_policy_field tsq_policy_fields[TSQ_POLICY_NR_FIELDS] = {
+	FIELD("limit", "limit", "tsq_policy_limit_bytes", "Policy: TSQ limit per socket.",
+	      TSQ_POLICY_LIMIT, limit, false, 1, TSQ_MAX_BYTES),
+	FIELD("limit-us", "limit_us", "tsq_policy_limit_us", "Policy: pacing rate x this many us.",
+	      TSQ_POLICY_LIMIT_US, limit_us, true, 1, TSQ_MAX_LIMIT_US),
+	FIELD("tso", "tso", "tsq_policy_tso_bytes", "Policy: TSO packet cap.",
+	      TSQ_POLICY_TSO, tso, false, TSQ_MIN_TSO, TSQ_MAX_TSO),
+	FIELD("budget", "budget", "tsq_policy_budget_bytes",
+	      "Policy: bytes in queues, whole cgroup.",
+	      TSQ_POLICY_BUDGET, budget, false, 1, TSQ_MAX_BYTES),
 };
+#undef FIELD
 
-/* Also the order tsq_policy_format() prints in. */
-static const struct field fields[] = {
-	{ "limit", TSQ_POLICY_LIMIT, offsetof(struct tsq_policy, limit),
-	  false, 1, TSQ_MAX_BYTES },
-	{ "limit-us", TSQ_POLICY_LIMIT_US, offsetof(struct tsq_policy, limit_us),
-	  true, 1, TSQ_MAX_LIMIT_US },
-	{ "tso", TSQ_POLICY_TSO, offsetof(struct tsq_policy, tso),
-	  false, TSQ_MIN_TSO, TSQ_MAX_TSO },
-	{ "budget", TSQ_POLICY_BUDGET, offsetof(struct tsq_policy, budget),
-	  false, 1, TSQ_MAX_BYTES },
-};
+#define NR_FIELDS	TSQ_POLICY_NR_FIELDS
 
-#define NR_FIELDS	(sizeof(fields) / sizeof(fields[0]))
-
-static __u32 *field_ptr(struct tsq_policy *p, const struct field *f)
+static __u32 *field_ptr(struct tsq_policy *p, const struct tsq_policy_field *f)
 {
 	return (__u32 *)((char *)p + f->off);
 }
 
-static __u32 field_val(const struct tsq_policy *p, const struct field *f)
+__u32 tsq_policy_value(const struct tsq_policy *p, const struct tsq_policy_field *f)
 {
 	return *(const __u32 *)((const char *)p + f->off);
 }
 
-
 /* The value as the user would write it: "1g" for a size, "10000000" for µs. */
-static void format_val(const struct field *f, __u32 v, char *buf, size_t len)
+static void format_val(const struct tsq_policy_field *f, __u32 v, char *buf, size_t len)
 {
 	if (f->usec)
 		snprintf(buf, len, "%u", v);
@@ -54,7 +51,7 @@ static void format_val(const struct field *f, __u32 v, char *buf, size_t len)
 		tsq_format_size(buf, len, v);
 }
 
-static int parse_val(const struct field *f, const char *arg, __u32 *out,
+static int parse_val(const struct tsq_policy_field *f, const char *arg, __u32 *out,
 		     char *err, size_t errlen)
 {
 	char max[TSQ_SIZE_BUFSZ], min[TSQ_SIZE_BUFSZ], q[TSQ_QUOTE_BUFSZ];
@@ -89,27 +86,41 @@ static int parse_val(const struct field *f, const char *arg, __u32 *out,
 	return 0;
 }
 
-static const struct field *find_field(const char *name)
+static const struct tsq_policy_field *find_field(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NR_FIELDS; i++)
-		if (!strcmp(name, fields[i].name))
-			return &fields[i];
+		if (!strcmp(name, tsq_policy_fields[i].name))
+			return &tsq_policy_fields[i];
 	return NULL;
+}
+
+/* "limit, limit-us, tso or budget", from the table. */
+static const char *keywords(void)
+{
+	static char buf[128];
+	size_t off = 0;
+
+	if (buf[0])
+		return buf;
+	for (size_t i = 0; i < NR_FIELDS && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+				!i ? "" : i + 1 < NR_FIELDS ? ", " : " or ",
+				tsq_policy_fields[i].name);
+	return buf;
 }
 
 int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 			  char *err, size_t errlen)
 {
 	char q[TSQ_QUOTE_BUFSZ];
-	const struct field *f;
+	const struct tsq_policy_field *f;
 	int i, ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (argc <= 0) {
-		ret = tsq_errf(err, errlen,
-			   "no policy: expected limit, limit-us, tso or budget");
+		ret = tsq_errf(err, errlen, "no policy: expected %s", keywords());
 		goto out;
 	}
 	for (i = 0; i < argc; i += 2) {
@@ -143,16 +154,16 @@ out:
 
 int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
 {
-	const struct field *f;
+	const struct tsq_policy_field *f;
 	__u32 v;
 
 	if (p->flags & ~TSQ_POLICY_ALL)
 		return tsq_errf(err, errlen, "unknown policy flags 0x%x",
 			    p->flags & ~TSQ_POLICY_ALL);
-	for (f = fields; f < fields + NR_FIELDS; f++) {
+	for (f = tsq_policy_fields; f < tsq_policy_fields + NR_FIELDS; f++) {
 		if (!(p->flags & f->flag))
 			continue;
-		v = field_val(p, f);
+		v = tsq_policy_value(p, f);
 		if (v < f->min || v > f->max)
 			return tsq_errf(err, errlen, "%s %u is out of range [%u, %u]",
 				    f->name, v, f->min, f->max);
@@ -163,17 +174,17 @@ int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
 int tsq_policy_format(const struct tsq_policy *p, char *buf, size_t len)
 {
 	char val[TSQ_SIZE_BUFSZ];
-	const struct field *f;
+	const struct tsq_policy_field *f;
 	size_t off = 0;
 	int n;
 
 	if (!len)
 		return -ENOSPC;
 	buf[0] = '\0';
-	for (f = fields; f < fields + NR_FIELDS; f++) {
+	for (f = tsq_policy_fields; f < tsq_policy_fields + NR_FIELDS; f++) {
 		if (!(p->flags & f->flag))
 			continue;
-		format_val(f, field_val(p, f), val, sizeof(val));
+		format_val(f, tsq_policy_value(p, f), val, sizeof(val));
 		n = snprintf(buf + off, len - off, "%s%s %s",
 			     off ? " " : "", f->name, val);
 		if (n < 0 || (size_t)n >= len - off)
@@ -181,4 +192,19 @@ int tsq_policy_format(const struct tsq_policy *p, char *buf, size_t len)
 		off += n;
 	}
 	return off;
+}
+
+void tsq_policy_print(const struct tsq_policy *p)
+{
+	char val[TSQ_SIZE_BUFSZ];
+	const struct tsq_policy_field *f;
+
+	for (f = tsq_policy_fields; f < tsq_policy_fields + NR_FIELDS; f++) {
+		if (!(p->flags & f->flag))
+			continue;
+		format_val(f, tsq_policy_value(p, f), val, sizeof(val));
+		print_string(PRINT_FP, NULL, " %s", f->name);
+		print_string(PRINT_FP, NULL, " %s", val);
+		print_uint(PRINT_JSON, f->key, NULL, tsq_policy_value(p, f));
+	}
 }

@@ -3,12 +3,46 @@
 #ifndef __TSQ_POLICY_H
 #define __TSQ_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tsq.h"
 
 /* Below about one 1500-byte MSS a TSO packet is no longer an aggregate. */
 #define TSQ_MIN_TSO	1024U
+
+/* Largest accepted values: a TSQ limit or budget past 1 GiB, a TSO packet
+ * past the 64 KiB GSO maximum's big-TCP bound, or a time cap past 10 s
+ * is a typo, not a policy. Only user space checks them; the BPF side
+ * takes what the map holds.
+ */
+#define TSQ_MAX_BYTES		(1U << 30)
+#define TSQ_MAX_TSO		(512U << 10)
+#define TSQ_MAX_LIMIT_US	10000000U
+
+/* One policy field: the parser, the text, JSON and Prometheus outputs
+ * all walk tsq_policy_fields[], so a new field is one more entry.
+ */
+struct tsq_policy_field {
+	const char *name;	/* keyword and text: "limit-us" */
+	const char *key;	/* JSON key: "limit_us" */
+	const char *metric;	/* Prometheus family */
+	const char *help;	/* its HELP text */
+	__u32 flag;		/* TSQ_POLICY_* */
+	size_t off;		/* of the __u32 in struct tsq_policy */
+	bool usec;		/* a time, not a size */
+	__u32 min, max;
+};
+
+#define TSQ_POLICY_NR_FIELDS	4
+extern const struct tsq_policy_field tsq_policy_fields[TSQ_POLICY_NR_FIELDS];
+
+__u32 tsq_policy_value(const struct tsq_policy *p, const struct tsq_policy_field *f);
+
+/* The flagged fields through the print layer: " limit 8k tso 8k" in
+ * text, "limit":8192,"tso":8192 in JSON (bytes and microseconds).
+ */
+void tsq_policy_print(const struct tsq_policy *p);
 
 /*
  * Parse "limit SIZE limit-us USEC tso SIZE budget SIZE", in any order,

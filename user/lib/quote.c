@@ -44,22 +44,6 @@ const char *tsq_quote(char *buf, size_t len, const char *s)
 	return buf;
 }
 
-void tsq_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void tsq_prom_label(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* User input inside error messages and JSON strings. */
+/* User input inside error messages and Prometheus labels (JSON: json_writer.h). */
 #ifndef __TSQ_QUOTE_H
 #define __TSQ_QUOTE_H
 
@@ -14,12 +14,6 @@
  * '"' and '\' as C escapes; cut with "..." to fit len. Returns buf.
  */
 const char *tsq_quote(char *buf, size_t len, const char *s);
-
-/*
- * s as a JSON string, quotes included: cgroup names may hold quotes,
- * backslashes and control bytes. Bytes >= 0x80 pass as they are.
- */
-void tsq_json_str(FILE *f, const char *s);
 
 /*
  * s as a Prometheus label value, quotes included: the text format

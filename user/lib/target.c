@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "errmsg.h"
 #include "quote.h"
 #include "target.h"
@@ -109,4 +110,40 @@ int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 			    q);
 	return tsq_errf(err, errlen, "\"%s\" is not under the cgroup2 mount %s",
 		    q, mnt);
+}
+
+int tsq_target_open(const char *mount, enum tsq_target_type type, const char *name,
+		    char *path, size_t len, int *fd)
+{
+	int ret;
+
+	if (type == TSQ_TARGET_UNIT) {
+		ret = tsq_unit_cgroup(mount, name, path, len);
+		if (ret)
+			return ret;
+	} else if (snprintf(path, len, "%s", name) >= (int)len) {
+		return -ENAMETOOLONG;
+	}
+	return tsq_cgroup_open(mount, path, fd);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int tsq_target_expected(enum tsq_target_type type, const char *name, char *path,
+			size_t len)
+{
+	int n;
+
+	if (type == TSQ_TARGET_UNIT && has_suffix(name, ".slice"))
+		return tsq_unit_slice_path(name, path, len);
+	if (type == TSQ_TARGET_UNIT)
+		n = snprintf(path, len, "/system.slice/%s", name);
+	else
+		n = snprintf(path, len, "%s", name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

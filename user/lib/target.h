@@ -31,4 +31,22 @@ struct tsq_target {
 int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 		     char *err, size_t errlen);
 
+/*
+ * The cgroup a parsed target names, as a path below mount, opened
+ * (O_DIRECTORY) into *fd: what tsqctl and tsqd apply a policy to.
+ * Returns 0, -ENOENT if there is no such cgroup (a unit not running),
+ * -ENOTUNIQ for a unit found twice, or another -errno.
+ */
+int tsq_target_open(const char *mount, enum tsq_target_type type, const char *name,
+		    char *path, size_t len, int *fd);
+
+/*
+ * Where a target's cgroup appears when it does not exist yet: a cgroup
+ * path as it is; a slice where its name puts it; another unit in
+ * system.slice, where systemd starts services by default. A watch on
+ * its parent directory sees it come. 0 or -errno.
+ */
+int tsq_target_expected(enum tsq_target_type type, const char *name, char *path,
+			size_t len);
+
 #endif /* __TSQ_TARGET_H */

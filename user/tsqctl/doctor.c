@@ -31,7 +31,7 @@
 
 #include "tsqctl.h"
 #include "tsq_bpf.h"
-#include "quote.h"
+#include "print.h"
 
 #define MAX_NICS	256
 #define MAX_ADVICE	64
@@ -60,18 +60,6 @@ static void advise(struct doctor *d, const char *fmt, ...)
 	if (vasprintf(&d->advice[d->nadvice], fmt, ap) >= 0)
 		d->nadvice++;
 	va_end(ap);
-}
-
-void tsqctl_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (fgets(buf, len, f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
 }
 
 /* -1 if the file is missing (an older kernel, BQL compiled out). */
@@ -192,12 +180,13 @@ static void nic_driver(struct nic *n)
 }
 
 /* BQL limit and inflight of each TX queue. */
-static void print_bql(const struct tsqctl_ctx *c, const struct nic *n)
+static void print_bql(const struct nic *n)
 {
 	char path[256];
 	bool first = true;
 
-	printf(c->json ? ",\"bql\":[" : "    bql");
+	open_json_array("bql");
+	print_string(PRINT_FP, NULL, "%s", "    bql");
 	for (unsigned int q = 0; q < n->tx_queues; q++) {
 		long long limit, inflight;
 
@@ -209,19 +198,22 @@ static void print_bql(const struct tsqctl_ctx *c, const struct nic *n)
 		inflight = read_num(path);
 		if (limit < 0)
 			continue;
-		if (c->json)
-			printf("%s{\"queue\":%u,\"limit\":%lld,\"inflight\":%lld}",
-			       first ? "" : ",", q, limit, inflight);
-		else if (q < 8)
-			printf(" tx-%u %lld/%lld", q, inflight, limit);
-		else if (q == 8)
-			printf(" ...");
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "queue", NULL, q);
+		print_s64(PRINT_JSON, "limit", NULL, limit);
+		print_s64(PRINT_JSON, "inflight", NULL, inflight);
+		close_json_object();
+		if (q < 8) {
+			print_uint(PRINT_FP, NULL, " tx-%u", q);
+			print_s64(PRINT_FP, NULL, " %lld", inflight);
+			print_s64(PRINT_FP, NULL, "/%lld", limit);
+		} else if (q == 8) {
+			print_string(PRINT_FP, NULL, "%s", " ...");
+		}
 		first = false;
 	}
-	if (c->json)
-		printf("]");
-	else
-		printf("%s\n", first ? " none" : " (inflight/limit bytes)");
+	close_json_array();
+	print_string(PRINT_FP, NULL, "%s\n", first ? " none" : " (inflight/limit bytes)");
 }
 
 static void check_nic(struct doctor *d, const struct nic *n, const char *napi_tx)
@@ -234,42 +226,38 @@ static void check_nic(struct doctor *d, const struct nic *n, const char *napi_tx
 		       "other flow; fq or fq_codel keeps flows apart", n->name, n->qdisc);
 }
 
-static void print_nics(const struct tsqctl_ctx *c, struct doctor *d, const char *napi_tx)
+static void print_nics(struct doctor *d, const char *napi_tx)
 {
-	printf(c->json ? "\"nics\":[" : "NICs (this netns):\n");
+	open_json_array("nics");
+	print_string(PRINT_FP, NULL, "%s", "NICs (this netns):\n");
 	for (int i = 0; i < d->nr; i++) {
 		struct nic *n = &d->nics[i];
+		bool virtio;
 
 		nic_driver(n);
 		check_nic(d, n, napi_tx);
-		if (c->json) {
-			printf("%s{\"dev\":", i ? "," : "");
-			tsq_json_str(stdout, n->name);
-			printf(",\"driver\":");
-			tsq_json_str(stdout, n->driver);
-			printf(",\"kind\":");
-			tsq_json_str(stdout, n->kind);
-			printf(",\"physical\":%s,\"qdisc\":", n->physical ? "true" : "false");
-			tsq_json_str(stdout, n->qdisc);
-			printf(",\"tx_queues\":%u,\"gso_max_size\":%u,\"gso_max_segs\":%u",
-			       n->tx_queues, n->gso_max_size, n->gso_max_segs);
-			if (!strcmp(n->driver, "virtio_net"))
-				printf(",\"napi_tx\":%s", napi_tx[0] == 'Y' ? "true" : "false");
-			print_bql(c, n);
-			printf("}");
-		} else {
-			printf("  %s: driver %s%s%s, qdisc %s, %u tx queues, gso_max_size %u "
-			       "gso_max_segs %u", n->name, n->driver[0] ? n->driver : "-",
-			       n->physical ? "" : " (virtual)",
-			       strcmp(n->driver, "virtio_net") ? "" :
-			       napi_tx[0] == 'Y' ? ", napi_tx 1" : ", napi_tx 0",
-			       n->qdisc[0] ? n->qdisc : "-", n->tx_queues, n->gso_max_size,
-			       n->gso_max_segs);
-			printf("\n");
-			print_bql(c, n);
-		}
+		virtio = !strcmp(n->driver, "virtio_net");
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "  %s:", n->name);
+		print_string(PRINT_ANY, "driver", " driver %s", n->driver[0] ? n->driver : "-");
+		print_string(PRINT_JSON, "kind", NULL, n->kind);
+		print_bool(PRINT_JSON, "physical", NULL, n->physical);
+		if (!n->physical)
+			print_string(PRINT_FP, NULL, "%s", " (virtual)");
+		if (virtio)
+			print_string(PRINT_FP, NULL, ", napi_tx %s", napi_tx[0] == 'Y' ? "1" : "0");
+		print_string(PRINT_JSON, "qdisc", NULL, n->qdisc);
+		print_string(PRINT_FP, NULL, ", qdisc %s", n->qdisc[0] ? n->qdisc : "-");
+		print_uint(PRINT_ANY, "tx_queues", ", %u tx queues", n->tx_queues);
+		print_uint(PRINT_ANY, "gso_max_size", ", gso_max_size %u", n->gso_max_size);
+		print_uint(PRINT_ANY, "gso_max_segs", " gso_max_segs %u", n->gso_max_segs);
+		if (virtio)
+			print_bool(PRINT_JSON, "napi_tx", NULL, napi_tx[0] == 'Y');
+		print_nl();
+		print_bql(n);
+		close_json_object();
 	}
-	printf(c->json ? "]" : "");
+	close_json_array();
 }
 
 static const char *const sysctls[] = {
@@ -278,30 +266,28 @@ static const char *const sysctls[] = {
 };
 
 /* TCP's knobs of the netns this task is in; ns names it in advice. */
-static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d, const char *ns)
+static void print_sysctls(struct doctor *d, const char *ns)
 {
 	char path[128], cc[32], where[96] = "";
 
 	if (ns)
 		snprintf(where, sizeof(where), "netns %s: ", ns);
-	if (c->json)
-		printf("\"sysctl\":{");
-	else if (ns)
-		printf("TCP (netns %s):\n", ns);
+	if (ns)
+		print_string(PRINT_FP, NULL, "TCP (netns %s):\n", ns);
 	else
-		printf("TCP (this netns):\n");
+		print_string(PRINT_FP, NULL, "%s", "TCP (this netns):\n");
+	open_json_object("sysctl");
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
 		const char *name = strchr(sysctls[i], '/') + 1;
 		long long v;
 
 		snprintf(path, sizeof(path), "/proc/sys/net/%s", sysctls[i]);
 		v = read_num(path);
-		if (c->json)
-			printf(v < 0 ? "%s\"%s\":null" : "%s\"%s\":%lld", i ? "," : "", name, v);
-		else if (v < 0)
-			printf("  %s: - (not in this kernel)\n", name);
+		print_string(PRINT_FP, NULL, "  %s:", name);
+		if (v < 0)
+			print_null(PRINT_ANY, name, " %s\n", "- (not in this kernel)");
 		else
-			printf("  %s: %lld\n", name, v);
+			print_s64(PRINT_ANY, name, " %lld\n", v);
 		if (!strcmp(name, "tcp_limit_output_bytes") && v >= 0 && v < 131072)
 			advise(d, "%stcp_limit_output_bytes %lld is below two 64 KB TSO packets: "
 			       "one flow may not fill a fast link", where, v);
@@ -309,27 +295,21 @@ static void print_sysctls(const struct tsqctl_ctx *c, struct doctor *d, const ch
 			advise(d, "%stcp_min_tso_segs %lld (default 2) makes every TSO packet, and "
 			       "so every socket's queue, at least that many segments", where, v);
 	}
+	close_json_object();
 	tsqctl_read_line("/proc/sys/net/ipv4/tcp_congestion_control", cc, sizeof(cc));
-	if (c->json) {
-		printf("},\"congestion_control\":");
-		tsq_json_str(stdout, cc);
-	} else {
-		printf("  congestion control: %s\n", cc);
-	}
+	print_string(PRINT_ANY, "congestion_control", "  congestion control: %s\n", cc);
 }
 
 /* The same for each netns named in /run/netns (ip netns add): /proc/sys/net
  * answers for the netns of the task that opens it, so enter each in turn.
  */
-static void print_named_netns(const struct tsqctl_ctx *c, struct doctor *d)
+static void print_named_netns(struct doctor *d)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	DIR *dir = self >= 0 ? opendir("/run/netns") : NULL;
 	struct dirent *de;
-	bool first = true;
 
-	if (c->json)
-		printf(",\"netns\":[");
+	open_json_array("netns");
 	while (dir && (de = readdir(dir))) {
 		char path[300];
 		int fd;
@@ -344,15 +324,10 @@ static void print_named_netns(const struct tsqctl_ctx *c, struct doctor *d)
 			continue;
 		}
 		close(fd);
-		if (c->json) {
-			printf("%s{\"name\":", first ? "" : ",");
-			tsq_json_str(stdout, de->d_name);
-			printf(",");
-		}
-		print_sysctls(c, d, de->d_name);
-		if (c->json)
-			printf("}");
-		first = false;
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "name", NULL, de->d_name);
+		print_sysctls(d, de->d_name);
+		close_json_object();
 		if (setns(self, CLONE_NEWNET))
 			break;	/* cannot happen: we came from there */
 	}
@@ -360,12 +335,11 @@ static void print_named_netns(const struct tsqctl_ctx *c, struct doctor *d)
 		closedir(dir);
 	if (self >= 0)
 		close(self);
-	if (c->json)
-		printf("]");
+	close_json_array();
 }
 
 /* The hook, and what tsq has pinned. */
-static void print_hook(const struct tsqctl_ctx *c)
+static void print_hook(void)
 {
 	bool hook = tsq_hook_present();
 	int fd = tsq_pinned(TSQ_PIN_LINK);
@@ -373,35 +347,29 @@ static void print_hook(const struct tsqctl_ctx *c)
 	bool first = true;
 	DIR *dir;
 
-	if (c->json)
-		printf(",\"hook\":%s,\"attached\":%s,\"link_id\":%u,\"pinned\":[",
-		       hook ? "true" : "false", fd >= 0 ? "true" : "false",
-		       fd >= 0 ? tsq_link_id(fd) : 0);
-	else
-		printf("tsq:\n  hook: %s\n  attached: %s", hook ? "tcp_tsq_ops present" :
-		       "no tcp_tsq_ops in this kernel's BTF: observation only (tsqctl top)",
-		       fd >= 0 ? "yes" : "no");
-	if (!c->json && fd >= 0)
-		printf(" (link id %u)", tsq_link_id(fd));
-	if (fd >= 0)
+	print_bool(PRINT_JSON, "hook", NULL, hook);
+	print_string(PRINT_FP, NULL, "tsq:\n  hook: %s\n", hook ? "tcp_tsq_ops present" :
+		     "no tcp_tsq_ops in this kernel's BTF: observation only (tsqctl top)");
+	print_bool(PRINT_JSON, "attached", NULL, fd >= 0);
+	print_string(PRINT_FP, NULL, "  attached: %s", fd >= 0 ? "yes" : "no");
+	print_uint(PRINT_JSON, "link_id", NULL, fd >= 0 ? tsq_link_id(fd) : 0);
+	if (fd >= 0) {
+		print_uint(PRINT_FP, NULL, " (link id %u)", tsq_link_id(fd));
 		close(fd);
-	if (!c->json)
-		printf("\n  pinned in %s:", TSQ_PIN_DIR);
+	}
+	print_string(PRINT_FP, NULL, "\n  pinned in %s:", TSQ_PIN_DIR);
+	open_json_array("pinned");
 	dir = opendir(TSQ_PIN_DIR);
 	while (dir && (de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (c->json) {
-			printf("%s", first ? "" : ",");
-			tsq_json_str(stdout, de->d_name);
-		} else {
-			printf(" %s", de->d_name);
-		}
+		print_string(PRINT_ANY, NULL, " %s", de->d_name);
 		first = false;
 	}
 	if (dir)
 		closedir(dir);
-	printf(c->json ? "]" : first ? " nothing\n" : "\n");
+	close_json_array();
+	print_string(PRINT_FP, NULL, "%s\n", first ? " nothing" : "");
 }
 
 int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
@@ -421,35 +389,22 @@ int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 	}
 	tsqctl_read_line("/sys/module/virtio_net/parameters/napi_tx", napi_tx, sizeof(napi_tx));
 	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qdisc, sizeof(qdisc));
-	if (c->json)
-		printf("{");
-	print_nics(c, &d, napi_tx);
-	if (c->json) {
-		printf(",\"default_qdisc\":");
-		tsq_json_str(stdout, qdisc);
-	} else {
-		printf("  default qdisc: %s\n", qdisc[0] ? qdisc :
-		       "- (the sysctl exists in the initial netns only)");
-	}
+	open_json_object(NULL);
+	print_nics(&d, napi_tx);
+	print_string(PRINT_JSON, "default_qdisc", NULL, qdisc);
+	print_string(PRINT_FP, NULL, "  default qdisc: %s\n", qdisc[0] ? qdisc :
+		     "- (the sysctl exists in the initial netns only)");
 	if (!strcmp(qdisc, "pfifo_fast"))
 		advise(&d, "net.core.default_qdisc is pfifo_fast: new devices get one FIFO per "
 		       "band; fq (pacing, flow isolation) or fq_codel suits TSQ better");
-	if (c->json)
-		printf(",");
-	print_sysctls(c, &d, NULL);
-	print_named_netns(c, &d);
-	print_hook(c);
-	if (c->json) {
-		printf(",\"advice\":[");
-		for (int i = 0; i < d.nadvice; i++) {
-			printf("%s", i ? "," : "");
-			tsq_json_str(stdout, d.advice[i]);
-		}
-		printf("]}\n");
-	} else {
-		for (int i = 0; i < d.nadvice; i++)
-			printf("advice: %s\n", d.advice[i]);
-	}
+	print_sysctls(&d, NULL);
+	print_named_netns(&d);
+	print_hook();
+	open_json_array("advice");
+	for (int i = 0; i < d.nadvice; i++)
+		print_string(PRINT_ANY, NULL, "advice: %s\n", d.advice[i]);
+	close_json_array();
+	close_json_object();
 	for (int i = 0; i < d.nadvice; i++)
 		free(d.advice[i]);
 	return d.nadvice ? 1 : 0;

@@ -15,6 +15,7 @@
 
 #include "tsqctl.h"
 #include "tsq_observe.h"
+#include "print.h"
 
 struct top_args {
 	double interval;	/* seconds */
@@ -148,8 +149,8 @@ static void print_frame(const struct tsq_obs_snap *s, bool tty)
 
 int tsqctl_top(const struct tsqctl_ctx *c, int argc, char **argv)
 {
-	struct top_args a = { .interval = 1.0, .count = c->json ? 1 : 0 };
-	bool tty = !c->json && isatty(STDOUT_FILENO);
+	struct top_args a = { .interval = 1.0, .count = print_is_json() ? 1 : 0 };
+	bool tty = !print_is_json() && isatty(STDOUT_FILENO);
 	struct tsq_obs *o;
 	int err = parse_top(argc, argv, &a);
 
@@ -172,8 +173,8 @@ int tsqctl_top(const struct tsqctl_ctx *c, int argc, char **argv)
 			fprintf(stderr, "tsqctl: top: %s\n", strerror(-err));
 			break;
 		}
-		if (c->json)
-			tsq_obs_json(stdout, &s);
+		if (print_is_json())
+			tsq_obs_print_json(&s);
 		else
 			print_frame(&s, tty);
 		tsq_obs_snap_free(&s);

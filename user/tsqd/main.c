@@ -40,6 +40,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "pidfile.h"
+#include "print.h"
 #include "policies.h"
 
 #ifndef BPF_FS_MAGIC
@@ -259,7 +260,7 @@ static const char *serve(const char *path, FILE *body, void *ctx)
 {
 	struct daemon *d = ctx;
 	struct tsq_report r;
-	bool json = !strcmp(path, "/stats.json");
+	bool json = !strcmp(path, "/stats.json"), attached;
 	const char *type;
 
 	if (json)
@@ -270,14 +271,18 @@ static const char *serve(const char *path, FILE *body, void *ctx)
 		return NULL;
 	if (observer)
 		return tsq_obs_serve(observer, mount_point, body, json) ? NULL : type;
-	if (tsq_report_collect(mount_point, &r)) {
-		fputs(json ? "[]\n" : "# tsq is not attached\n", body);
-		return type;
-	}
-	if (json)
-		tsq_report_json(body, &r);
-	else
+	/* Not attached: an empty report, "[]" in JSON. */
+	attached = !tsq_report_collect(mount_point, &r);
+	if (json && !print_start(body, true, false)) {
+		tsq_report_print(&r);
+		print_end();
+	} else if (json) {
+		type = NULL;
+	} else if (attached) {
 		metrics_write(body, &r, d->ps.nr, d->ps.pending);
+	} else {
+		fputs("# tsq is not attached\n", body);
+	}
 	tsq_report_free(&r);
 	return type;
 }

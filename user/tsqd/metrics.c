@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "metrics.h"
+#include "policy.h"
 #include "quote.h"
 
 enum { U64, S64, U32 };
@@ -48,21 +49,19 @@ static unsigned long long value(const struct tsq_cgrp_report *e, const struct fa
 	}
 }
 
-static void policy_family(FILE *f, const struct tsq_report *r, const char *name,
-			  const char *help, unsigned int flag)
+/* One family a policy field, from the table the parser uses. */
+static void policy_family(FILE *f, const struct tsq_report *r,
+			  const struct tsq_policy_field *pf)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", pf->metric, pf->help, pf->metric);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct tsq_cgrp_report *e = &r->v[i];
-		unsigned int v = flag == TSQ_POLICY_LIMIT ? e->policy.limit :
-				 flag == TSQ_POLICY_LIMIT_US ? e->policy.limit_us :
-				 flag == TSQ_POLICY_TSO ? e->policy.tso : e->policy.budget;
 
-		if (!(e->policy.flags & flag))
+		if (!(e->policy.flags & pf->flag))
 			continue;
-		fprintf(f, "%s{cgroup=", name);
+		fprintf(f, "%s{cgroup=", pf->metric);
 		tsq_prom_label(f, e->path);
-		fprintf(f, "} %u\n", v);
+		fprintf(f, "} %u\n", tsq_policy_value(&e->policy, pf));
 	}
 }
 
@@ -84,12 +83,6 @@ void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
 			fprintf(f, "} %llu\n", value(&r->v[i], fm));
 		}
 	}
-	policy_family(f, r, "tsq_policy_limit_bytes", "Policy: TSQ limit per socket.",
-		      TSQ_POLICY_LIMIT);
-	policy_family(f, r, "tsq_policy_limit_us", "Policy: pacing rate x this many us.",
-		      TSQ_POLICY_LIMIT_US);
-	policy_family(f, r, "tsq_policy_tso_bytes", "Policy: TSO packet cap.",
-		      TSQ_POLICY_TSO);
-	policy_family(f, r, "tsq_policy_budget_bytes", "Policy: bytes in queues, whole cgroup.",
-		      TSQ_POLICY_BUDGET);
+	for (size_t k = 0; k < TSQ_POLICY_NR_FIELDS; k++)
+		policy_family(f, r, &tsq_policy_fields[k]);
 }

@@ -176,30 +176,21 @@ static void watch_for(struct policies *ps, const char *path)
 	inotify_add_watch(ps->inotify, ps->mount, CG_EVENTS);
 }
 
-static int resolve(struct policies *ps, const struct entry *e, char *path, size_t len)
-{
-	if (e->type == TSQ_TARGET_UNIT)
-		return tsq_unit_cgroup(ps->mount, e->target, path, len);
-	snprintf(path, len, "%s", e->target);
-	return 0;
-}
-
 static int sync_one(struct policies *ps, struct entry *e)
 {
 	char path[PATH_MAX];
 	int fd, ret;
 	__u64 id;
 
-	ret = resolve(ps, e, path, sizeof(path));
-	if (!ret)
-		ret = tsq_cgroup_open(ps->mount, path, &fd);
+	ret = tsq_target_open(ps->mount, e->type, e->target, path, sizeof(path), &fd);
 	if (ret) {
 		if (e->cgid)
 			log_info("%s: cgroup %s went away, pending", e->target, e->path);
 		else if (ret != -ENOENT)
 			log_info("%s (%s): %s, pending", e->target, e->where, strerror(-ret));
 		e->cgid = 0;
-		watch_for(ps, e->type == TSQ_TARGET_UNIT ? "/system.slice/x" : e->target);
+		if (!tsq_target_expected(e->type, e->target, path, sizeof(path)))
+			watch_for(ps, path);
 		return 0;
 	}
 	id = tsq_cgroup_id(fd);

@@ -302,16 +302,16 @@ int main(void)
 	test_mountinfo();
 
 	if (geteuid()) {
-		printf("# SKIP cgroup file system tests: not root\n");
+		printf("# SKIP: cgroup file system tests: not root\n");
 		return test_done();
 	}
 	if (tsq_cgroup_mount(mnt, sizeof(mnt))) {
-		printf("# SKIP cgroup file system tests: no cgroup2 mount\n");
+		printf("# SKIP: cgroup file system tests: no cgroup2 mount\n");
 		return test_done();
 	}
 	snprintf(base, sizeof(base), "%s/tsq-test-%d", mnt, (int)getpid());
 	if (mkdir(base, 0755)) {
-		printf("# SKIP cgroup file system tests: mkdir %s: %s\n", base,
+		printf("# SKIP: cgroup file system tests: mkdir %s: %s\n", base,
 		       strerror(errno));
 		return test_done();
 	}

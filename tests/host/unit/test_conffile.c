@@ -286,7 +286,7 @@ static void test_files_trusted(const char *file, const char *dir)
 		       "trust: drop-in owned by nobody refused");
 		ret = chown(path, 0, 0);
 	} else {
-		printf("# SKIP: ownership checks need root\n");
+		printf("# SKIP: ownership checks: need root\n");
 	}
 
 	chmod(dir, 0777);

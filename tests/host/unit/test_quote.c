@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_quote(): user input made safe for a one-line message; tsq_json_str(). */
+/* tsq_quote(): user input made safe for a one-line message; tsq_prom_label(). */
 #include "quote.h"
 #include "test.h"
 
@@ -26,15 +26,6 @@ static const struct quote_case {
 
 struct str_case {
 	const char *in, *out;
-};
-
-static const struct str_case json_cases[] = {
-	{ "/bulk", "\"/bulk\"" },
-	{ "", "\"\"" },
-	{ "/q\"x", "\"/q\\\"x\"" },
-	{ "a\\b", "\"a\\\\b\"" },
-	{ "\n\x1f", "\"\\u000a\\u001f\"" },
-	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
 };
 
 static const struct str_case prom_cases[] = {
@@ -74,7 +65,6 @@ int main(void)
 		      "got \"%s\", want \"%s\"", esc(buf), esc(c->out));
 	}
 	ASSERT(!strcmp(tsq_quote(buf, 0, "a"), ""), "quote into 0 bytes");
-	test_writer("json", tsq_json_str, json_cases, ARRAY_SIZE(json_cases));
 	test_writer("prometheus label", tsq_prom_label, prom_cases, ARRAY_SIZE(prom_cases));
 	return test_done();
 }

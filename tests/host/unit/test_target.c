@@ -216,8 +216,37 @@ static void test_slice_paths(void)
 	       "slice path of -.slice: -ENAMETOOLONG");
 }
 
+/* Where tsqd watches for a target that has no cgroup yet. */
+static void test_expected(void)
+{
+	static const struct {
+		enum tsq_target_type type;
+		const char *name, *want;
+	} cases[] = {
+		{ TSQ_TARGET_CGROUP, "/a/b", "/a/b" },
+		{ TSQ_TARGET_UNIT, "backup.service", "/system.slice/backup.service" },
+		{ TSQ_TARGET_UNIT, "x.scope", "/system.slice/x.scope" },
+		{ TSQ_TARGET_UNIT, "a-b.slice", "/a.slice/a-b.slice" },
+		{ TSQ_TARGET_UNIT, "-.slice", "/" },
+	};
+	char path[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = tsq_target_expected(cases[i].type, cases[i].name, path,
+					      sizeof(path));
+
+		check(!ret && !strcmp(path, cases[i].want),
+		      tname("expected cgroup of %s", cases[i].name),
+		      "ret %d, got \"%s\", want \"%s\"", ret, ret ? "" : path,
+		      cases[i].want);
+	}
+	ASSERT(tsq_target_expected(TSQ_TARGET_UNIT, "backup.service", path, 10) ==
+	       -ENAMETOOLONG, "expected cgroup: too long for the buffer");
+}
+
 int main(void)
 {
+	test_expected();
 	test_targets();
 	test_long_targets();
 	test_unit_names();

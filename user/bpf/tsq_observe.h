@@ -61,10 +61,10 @@ void tsq_obs_snap_free(struct tsq_obs_snap *s);
 /* Percentile p (0-100) of a log2 histogram, as the slot's upper bound in ns. */
 __u64 tsq_obs_hist_pct(const __u64 *hist, __u64 n, double p);
 
-/* One JSON object: {"interval_s":..,"sockets":..,"cgroups":[...]}, and
- * "socket_list":[...] if the snapshot kept them.
+/* One JSON object through the print layer: {"interval_s":..,"sockets":..,
+ * "cgroups":[...]}, and "socket_list":[...] if the snapshot kept them.
  */
-void tsq_obs_json(FILE *f, const struct tsq_obs_snap *s);
+void tsq_obs_print_json(const struct tsq_obs_snap *s);
 
 /* A snapshot as tsqd serves it: Prometheus text, or JSON. 0 or -errno. */
 int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json);

@@ -16,7 +16,7 @@
 #include "tsq_bpf.h"
 #include "tsq_report.h"
 #include "cgroup.h"
-#include "quote.h"
+#include "print.h"
 #include "size.h"
 
 struct walk_ctx {
@@ -169,41 +169,35 @@ void tsq_report_free(struct tsq_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void tsq_report_json(FILE *f, const struct tsq_report *r)
+void tsq_report_print(const struct tsq_report *r)
 {
-	fputc('[', f);
-	for (size_t i = 0; i < r->nr; i++) {
-		const struct tsq_cgrp_report *e = &r->v[i];
-
-		fprintf(f, "%s{\"cgroup\":", i ? "," : "");
-		tsq_json_str(f, e->path);
-		fprintf(f, ",\"id\":%llu,\"policy\":%s,\"limit_calls\":%llu,"
-			"\"tso_calls\":%llu,\"throttles\":%llu,\"limit_mean\":%llu,"
-			"\"sockets\":%lld,\"active_sockets\":%u,\"queued_bytes\":%llu}",
-			(unsigned long long)e->id, e->policy.flags ? "true" : "false",
-			(unsigned long long)e->sum.limit_calls,
-			(unsigned long long)e->sum.tso_calls,
-			(unsigned long long)e->sum.throttles,
-			(unsigned long long)e->limit_mean, (long long)e->sockets,
-			e->active, (unsigned long long)e->queued);
-	}
-	fputs("]\n", f);
-}
-
-void tsq_report_text(FILE *f, const struct tsq_report *r)
-{
+	open_json_array(NULL);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct tsq_cgrp_report *e = &r->v[i];
 		char m[TSQ_SIZE_BUFSZ], q[TSQ_SIZE_BUFSZ];
 
 		tsq_format_size(m, sizeof(m), e->limit_mean);
 		tsq_format_size(q, sizeof(q), e->queued);
-		fprintf(f, "%s%s\n  sockets %lld active %u queued %s limit-mean %s\n"
-			"  calls %llu tso-calls %llu throttles %llu\n",
-			e->path, e->policy.flags ? "" : " (no policy)",
-			(long long)e->sockets, e->active, q, m,
-			(unsigned long long)e->sum.limit_calls,
-			(unsigned long long)e->sum.tso_calls,
-			(unsigned long long)e->sum.throttles);
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "cgroup", "%s", e->path);
+		print_u64(PRINT_JSON, "id", NULL, e->id);
+		print_bool(PRINT_JSON, "policy", NULL, e->policy.flags);
+		if (!e->policy.flags)
+			print_string(PRINT_FP, NULL, "%s", " (no policy)");
+		print_u64(PRINT_JSON, "limit_calls", NULL, e->sum.limit_calls);
+		print_u64(PRINT_JSON, "tso_calls", NULL, e->sum.tso_calls);
+		print_u64(PRINT_JSON, "throttles", NULL, e->sum.throttles);
+		print_u64(PRINT_JSON, "limit_mean", NULL, e->limit_mean);
+		print_s64(PRINT_ANY, "sockets", "\n  sockets %lld", e->sockets);
+		print_uint(PRINT_ANY, "active_sockets", " active %u", e->active);
+		print_u64(PRINT_JSON, "queued_bytes", NULL, e->queued);
+		print_string(PRINT_FP, NULL, " queued %s", q);
+		print_string(PRINT_FP, NULL, " limit-mean %s", m);
+		print_u64(PRINT_FP, NULL, "\n  calls %llu", e->sum.limit_calls);
+		print_u64(PRINT_FP, NULL, " tso-calls %llu", e->sum.tso_calls);
+		print_u64(PRINT_FP, NULL, " throttles %llu", e->sum.throttles);
+		print_nl();
+		close_json_object();
 	}
+	close_json_array();
 }

@@ -12,7 +12,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "tsq.h"
+#include "tsq_fixed.h"
 
 char _license[] SEC("license") = "GPL";
 

@@ -24,11 +24,50 @@
 #include "tsq_bpf.h"
 #include "tsq_cgroup.skel.h"
 
-static const char *const pinned_names[] = {
-	TSQ_PIN_LINK, TSQ_PIN_THROTTLE, TSQ_PIN_POLICY, TSQ_PIN_CTL,
-	TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS, TSQ_PIN_SK_STATE,
-	TSQ_PIN_SK_DESTROY, TSQ_PIN_RMDIR, TSQ_PIN_OPTIN, TSQ_PIN_SYNC,
+/* How an object of the skeleton is pinned. */
+enum pin_kind {
+	PIN_MAP,		/* the map */
+	PIN_TRACING,		/* the program attached where its SEC() says; the link */
+	PIN_CGROUP,		/* the program attached at the cgroup2 root; the link */
+	PIN_PROG,		/* the program, unattached: an iterator others run */
+	PIN_STRUCT_OPS,		/* the struct_ops map's link: what marks tsq attached */
 };
+
+/*
+ * Everything tsq pins, in the order tsq_attach() pins it: the policy's
+ * link last, so that a pinned link means the rest is there. Attach,
+ * unpin and the rollback of a failed attach all walk this table.
+ */
+static const struct pin {
+	const char *name;
+	enum pin_kind kind;
+	size_t off;		/* of the map or program pointer in the skeleton */
+} pins[] = {
+#define MAP(n, m)	{ n, PIN_MAP, offsetof(struct tsq_cgroup, maps.m) }
+#define PROG(n, k, p)	{ n, k, offsetof(struct tsq_cgroup, progs.p) }
+	MAP(TSQ_PIN_POLICY, tsq_cgrp_policy),	/* cgroup storage: struct tsq_policy */
+	MAP(TSQ_PIN_CTL, tsq_ctl),		/* struct tsq_ctl */
+	MAP(TSQ_PIN_STATS, tsq_stats),		/* per-CPU struct tsq_stats by cgroup id */
+	MAP(TSQ_PIN_STATE, tsq_cgrp_state),	/* struct tsq_cgrp_state by cgroup id */
+	MAP(TSQ_PIN_SOCKS, tsq_cgrp_socks),	/* struct tsq_cgrp_socks by cgroup id */
+	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
+	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
+	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */
+	PROG("rmdir", PIN_TRACING, policy_rmdir),	/* removed cgroups */
+	PROG("optin", PIN_CGROUP, policy_opt_in),	/* sock_ops: opt sockets in */
+	PROG(TSQ_PIN_SYNC, PIN_PROG, policy_sync),	/* iter/tcp: opt sockets in/out */
+	{ TSQ_PIN_LINK, PIN_STRUCT_OPS, offsetof(struct tsq_cgroup, maps.tsq_policy) },
+#undef MAP
+#undef PROG
+};
+
+#define NR_PINS		(sizeof(pins) / sizeof(pins[0]))
+_Static_assert(NR_PINS <= 32, "pins_present() keeps a bit a pin");
+
+static void *skel_ptr(struct tsq_cgroup *skel, const struct pin *p)
+{
+	return *(void **)((char *)skel + p->off);
+}
 
 static void pin_path(char *buf, size_t len, const char *name)
 {
@@ -80,40 +119,34 @@ int tsq_pinned(const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-static int pin_map(struct bpf_map *map, const char *name)
+/* A map's, program's or link's fd pinned as name, root's alone. */
+static int pin_fd(int fd, const char *name)
 {
 	char path[256];
 
 	pin_path(path, sizeof(path), name);
-	return bpf_map__pin(map, path) ?: chmod(path, 0600) ? -errno : 0;
+	return bpf_obj_pin(fd, path) || chmod(path, 0600) ? -errno : 0;
+}
+
+static int pin_map(struct bpf_map *map, const char *name)
+{
+	return pin_fd(bpf_map__fd(map), name);
 }
 
 static int pin_link(struct bpf_link *link, const char *name)
 {
-	char path[256];
-
-	pin_path(path, sizeof(path), name);
-	return bpf_link__pin(link, path) ?: chmod(path, 0600) ? -errno : 0;
+	return pin_fd(bpf_link__fd(link), name);
 }
 
-void tsq_unpin_all(void)
-{
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
-		pin_path(path, sizeof(path), pinned_names[i]);
-		unlink(path);
-	}
-	rmdir(TSQ_PIN_DIR);
-}
 
 int tsq_pin_maps(struct tsq_cgroup *skel)
 {
-	return pin_map(skel->maps.tsq_cgrp_policy, TSQ_PIN_POLICY) ?:
-	       pin_map(skel->maps.tsq_ctl, TSQ_PIN_CTL) ?:
-	       pin_map(skel->maps.tsq_stats, TSQ_PIN_STATS) ?:
-	       pin_map(skel->maps.tsq_cgrp_state, TSQ_PIN_STATE) ?:
-	       pin_map(skel->maps.tsq_cgrp_socks, TSQ_PIN_SOCKS);
+	int err = 0;
+
+	for (size_t i = 0; i < NR_PINS && !err; i++)
+		if (pins[i].kind == PIN_MAP)
+			err = pin_map(skel_ptr(skel, &pins[i]), pins[i].name);
+	return err;
 }
 
 /* Attach and reset, by tsqd and tsqctl alike, one at a time: the lock
@@ -143,31 +176,38 @@ static int lock_pins(void)
 	return fd;
 }
 
-/* Bit i: pinned_names[i] exists. */
+/* Bit i: pins[i] exists. */
 static unsigned int pins_present(void)
 {
 	unsigned int mask = 0;
 	char path[256];
 
-	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
-		pin_path(path, sizeof(path), pinned_names[i]);
+	for (size_t i = 0; i < NR_PINS; i++) {
+		pin_path(path, sizeof(path), pins[i].name);
 		if (!access(path, F_OK))
 			mask |= 1U << i;
 	}
 	return mask;
 }
 
-/* Remove the pins that were not there before: only this call's. */
+/* Remove the pins whose bit is clear in before, and the directory if it
+ * is empty then: after a failed attach, only that call's pins.
+ */
 static void unpin_new(unsigned int before)
 {
 	char path[256];
 
-	for (size_t i = 0; i < sizeof(pinned_names) / sizeof(pinned_names[0]); i++) {
-		pin_path(path, sizeof(path), pinned_names[i]);
+	for (size_t i = 0; i < NR_PINS; i++) {
+		pin_path(path, sizeof(path), pins[i].name);
 		if (!(before & (1U << i)))
 			unlink(path);
 	}
 	rmdir(TSQ_PIN_DIR);	/* only if empty */
+}
+
+void tsq_unpin_all(void)
+{
+	unpin_new(0);
 }
 
 /* Pin a link just made and drop the handle: the pin keeps it attached.
@@ -192,16 +232,13 @@ static int attach_pinned(struct bpf_program *prog, const char *name)
 
 static int pin_prog(struct bpf_program *prog, const char *name)
 {
-	char path[256];
-
-	pin_path(path, sizeof(path), name);
-	return bpf_program__pin(prog, path) ?: chmod(path, 0600) ? -errno : 0;
+	return pin_fd(bpf_program__fd(prog), name);
 }
 
 /* The sock_ops program that opts sockets with a policy in to the hook,
  * at the cgroup2 root so that it sees every new connection.
  */
-static int attach_optin(struct bpf_program *prog)
+static int attach_optin(struct bpf_program *prog, const char *name)
 {
 	char root[4096];
 	struct bpf_link *link;
@@ -213,7 +250,25 @@ static int attach_optin(struct bpf_program *prog)
 	link = bpf_program__attach_cgroup(prog, fd);
 	err = link ? 0 : -errno;
 	close(fd);
-	return link ? pin_attached(link, TSQ_PIN_OPTIN) : err;
+	return link ? pin_attached(link, name) : err;
+}
+
+/* Pin one entry of pins[]; link is the struct_ops link already made. */
+static int pin_one(struct tsq_cgroup *skel, const struct pin *p, struct bpf_link *link)
+{
+	switch (p->kind) {
+	case PIN_MAP:
+		return pin_map(skel_ptr(skel, p), p->name);
+	case PIN_TRACING:
+		return attach_pinned(skel_ptr(skel, p), p->name);
+	case PIN_CGROUP:
+		return attach_optin(skel_ptr(skel, p), p->name);
+	case PIN_PROG:
+		return pin_prog(skel_ptr(skel, p), p->name);
+	case PIN_STRUCT_OPS:
+		return pin_link(link, p->name);
+	}
+	return -EINVAL;
 }
 
 int tsq_attach(void)
@@ -254,15 +309,8 @@ int tsq_attach(void)
 		err = -errno;
 		goto out;
 	}
-	/* The policy's link last: pinned, it is what marks tsq attached. */
-	err = tsq_pin_maps(skel) ?:
-	      attach_pinned(skel->progs.policy_throttle, TSQ_PIN_THROTTLE) ?:
-	      attach_pinned(skel->progs.policy_sk_state, TSQ_PIN_SK_STATE) ?:
-	      attach_pinned(skel->progs.policy_sk_destroy, TSQ_PIN_SK_DESTROY) ?:
-	      attach_pinned(skel->progs.policy_rmdir, TSQ_PIN_RMDIR) ?:
-	      attach_optin(skel->progs.policy_opt_in) ?:
-	      pin_prog(skel->progs.policy_sync, TSQ_PIN_SYNC) ?:
-	      pin_link(link, TSQ_PIN_LINK);
+	for (size_t i = 0; i < NR_PINS && !err; i++)
+		err = pin_one(skel, &pins[i], link);
 out:
 	if (err) {
 		if (link)

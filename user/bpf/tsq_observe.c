@@ -19,6 +19,7 @@
 #include "tsq_observe.h"
 #include "tsq_observe.skel.h"
 #include "cgroup.h"
+#include "print.h"
 #include "quote.h"
 
 #define TCP_STATE_ESTABLISHED	1
@@ -445,63 +446,80 @@ __u64 tsq_obs_hist_pct(const __u64 *hist, __u64 n, double p)
 	return 2ULL << (TSQ_OBS_SLOTS - 1);
 }
 
-static void json_delay(FILE *f, const char *name, const __u64 *hist, __u64 n, __u64 ns)
+static void print_delay(const char *name, const __u64 *hist, __u64 n, __u64 ns)
 {
 	int last = -1;
 
-	fprintf(f, ",\"%s\":{\"count\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,"
-		"\"p99_ns\":%llu,\"hist_log2_ns\":[", name, (unsigned long long)n,
-		(unsigned long long)(n ? ns / n : 0),
-		(unsigned long long)tsq_obs_hist_pct(hist, n, 50),
-		(unsigned long long)tsq_obs_hist_pct(hist, n, 99));
+	open_json_object(name);
+	print_u64(PRINT_JSON, "count", NULL, n);
+	print_u64(PRINT_JSON, "mean_ns", NULL, n ? ns / n : 0);
+	print_u64(PRINT_JSON, "p50_ns", NULL, tsq_obs_hist_pct(hist, n, 50));
+	print_u64(PRINT_JSON, "p99_ns", NULL, tsq_obs_hist_pct(hist, n, 99));
 	for (int i = 0; i < TSQ_OBS_SLOTS; i++)
 		if (hist[i])
 			last = i;
+	open_json_array("hist_log2_ns");
 	for (int i = 0; i <= last; i++)
-		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)hist[i]);
-	fputs("]}", f);
+		print_u64(PRINT_JSON, NULL, NULL, hist[i]);
+	close_json_array();
+	close_json_object();
 }
 
-void tsq_obs_json(FILE *f, const struct tsq_obs_snap *s)
+static void print_sock(const struct tsq_obs_sock *k)
 {
-	fprintf(f, "{\"time\":%.3f,\"interval_s\":%.3f,\"sockets\":%zu,\"completion\":\"%s\","
-		"\"qdisc_delay\":%s,\"cgroups\":[", s->time, s->secs, s->sockets, s->completion,
-		s->qdisc ? "true" : "false");
+	open_json_object(NULL);
+	print_u64(PRINT_JSON, "cgroup_id", NULL, k->cgid);
+	print_uint(PRINT_JSON, "sport", NULL, k->sport);
+	print_uint(PRINT_JSON, "dport", NULL, k->dport);
+	print_uint(PRINT_JSON, "state", NULL, k->state);
+	/* sk_wmem_alloc less its base of 1: -1 on a socket being freed. */
+	print_s64(PRINT_JSON, "wmem_alloc", NULL, (int)k->wmem_alloc);
+	print_uint(PRINT_JSON, "wmem_queued", NULL, k->wmem_queued);
+	print_uint(PRINT_JSON, "sndbuf", NULL, k->sndbuf);
+	print_uint(PRINT_JSON, "unsent", NULL, k->unsent);
+	print_uint(PRINT_JSON, "inflight", NULL, k->inflight);
+	print_bool(PRINT_JSON, "throttled", NULL, k->flags & TSQ_OBS_THROTTLED);
+	print_u64(PRINT_JSON, "pacing_rate", NULL, k->pacing_rate);
+	close_json_object();
+}
+
+void tsq_obs_print_json(const struct tsq_obs_snap *s)
+{
+	open_json_object(NULL);
+	print_float(PRINT_JSON, "time", NULL, s->time);
+	print_float(PRINT_JSON, "interval_s", NULL, s->secs);
+	print_u64(PRINT_JSON, "sockets", NULL, s->sockets);
+	print_string(PRINT_JSON, "completion", NULL, s->completion);
+	print_bool(PRINT_JSON, "qdisc_delay", NULL, s->qdisc);
+	open_json_array("cgroups");
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct tsq_obs_cgrp *e = &s->v[i];
 
-		fprintf(f, "%s{\"cgroup\":", i ? "," : "");
-		if (e->path)
-			tsq_json_str(f, e->path);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"id\":%llu,\"sockets\":%u,\"established\":%u,\"throttled\":%u,"
-			"\"queued_bytes\":%llu,\"queued_max\":%u,\"queued_p99\":%u,"
-			"\"unsent_bytes\":%llu,\"wmem_queued\":%llu,\"pacing_rate\":%llu",
-			(unsigned long long)e->id, e->sockets, e->established, e->throttled,
-			(unsigned long long)e->queued, e->queued_max, e->queued_p99,
-			(unsigned long long)e->unsent, (unsigned long long)e->wmem_queued,
-			(unsigned long long)e->pacing);
-		json_delay(f, "delay", e->done, e->done_n, e->done_ns);
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "cgroup", NULL, e->path);
+		print_u64(PRINT_JSON, "id", NULL, e->id);
+		print_uint(PRINT_JSON, "sockets", NULL, e->sockets);
+		print_uint(PRINT_JSON, "established", NULL, e->established);
+		print_uint(PRINT_JSON, "throttled", NULL, e->throttled);
+		print_u64(PRINT_JSON, "queued_bytes", NULL, e->queued);
+		print_uint(PRINT_JSON, "queued_max", NULL, e->queued_max);
+		print_uint(PRINT_JSON, "queued_p99", NULL, e->queued_p99);
+		print_u64(PRINT_JSON, "unsent_bytes", NULL, e->unsent);
+		print_u64(PRINT_JSON, "wmem_queued", NULL, e->wmem_queued);
+		print_u64(PRINT_JSON, "pacing_rate", NULL, e->pacing);
+		print_delay("delay", e->done, e->done_n, e->done_ns);
 		if (s->qdisc)
-			json_delay(f, "qdisc_delay", e->qdisc, e->qdisc_n, e->qdisc_ns);
-		fputc('}', f);
+			print_delay("qdisc_delay", e->qdisc, e->qdisc_n, e->qdisc_ns);
+		close_json_object();
 	}
-	fputs("]", f);
-	if (s->nsocks)
-		fputs(",\"socket_list\":[", f);
-	for (size_t i = 0; i < s->nsocks; i++) {
-		const struct tsq_obs_sock *k = &s->socks[i];
-
-		fprintf(f, "%s{\"cgroup_id\":%llu,\"sport\":%u,\"dport\":%u,\"state\":%u,"
-			"\"wmem_alloc\":%d,\"wmem_queued\":%u,\"sndbuf\":%u,\"unsent\":%u,"
-			"\"inflight\":%u,\"throttled\":%s,\"pacing_rate\":%llu}",
-			i ? "," : "", (unsigned long long)k->cgid, k->sport, k->dport,
-			k->state, (int)k->wmem_alloc, k->wmem_queued, k->sndbuf, k->unsent,
-			k->inflight, k->flags & TSQ_OBS_THROTTLED ? "true" : "false",
-			(unsigned long long)k->pacing_rate);
+	close_json_array();
+	if (s->nsocks) {
+		open_json_array("socket_list");
+		for (size_t i = 0; i < s->nsocks; i++)
+			print_sock(&s->socks[i]);
+		close_json_array();
 	}
-	fputs(s->nsocks ? "]}\n" : "}\n", f);
+	close_json_object();
 }
 
 /* Gauges over the interval since the last scrape; labelled by cgroup. */
@@ -552,9 +570,12 @@ int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json)
 	if (err)
 		return err;
 	if (json) {
-		tsq_obs_json(f, &s);
+		err = print_start(f, true, false);
+		if (!err)
+			tsq_obs_print_json(&s);
+		print_end();
 		tsq_obs_snap_free(&s);
-		return 0;
+		return err;
 	}
 	fprintf(f, "# HELP tsq_observation_mode 1: no tcp_tsq_ops hook, statistics only.\n"
 		"# TYPE tsq_observation_mode gauge\ntsq_observation_mode 1\n");

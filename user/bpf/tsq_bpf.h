@@ -11,19 +11,16 @@
 #define TSQ_LOCK_DIR	"/run/tsq"
 #define TSQ_LOCK_FILE	TSQ_LOCK_DIR "/lock"	/* flock: one attach or reset at a time */
 
-/* Pinned object names below TSQ_PIN_DIR. */
-#define TSQ_PIN_LINK		"link"		/* tcp_tsq_ops link */
-#define TSQ_PIN_THROTTLE	"throttle"	/* tp_btf link, throttle counter */
-#define TSQ_PIN_POLICY		"policy"	/* cgroup storage: struct tsq_policy */
-#define TSQ_PIN_CTL		"ctl"		/* struct tsq_ctl */
-#define TSQ_PIN_STATS		"stats"		/* per-CPU struct tsq_stats by cgroup id */
-#define TSQ_PIN_STATE		"state"		/* struct tsq_cgrp_state by cgroup id */
-#define TSQ_PIN_SOCKS		"socks"		/* struct tsq_cgrp_socks by cgroup id */
-#define TSQ_PIN_SK_STATE	"sk_state"	/* tp_btf link, socket counter */
-#define TSQ_PIN_SK_DESTROY	"sk_destroy"	/* tp_btf link, its backstop */
-#define TSQ_PIN_RMDIR		"rmdir"		/* tp_btf link, removed cgroups */
-#define TSQ_PIN_OPTIN		"optin"		/* sock_ops link at the cgroup2 root */
-#define TSQ_PIN_SYNC		"sync"		/* iter/tcp program: opt sockets in/out */
+/* The pinned objects that tsqctl and tsqd open, below TSQ_PIN_DIR; the
+ * whole set, and what each one is, is the pins[] table in tsq_bpf.c.
+ */
+#define TSQ_PIN_LINK		"link"
+#define TSQ_PIN_POLICY		"policy"
+#define TSQ_PIN_CTL		"ctl"
+#define TSQ_PIN_STATS		"stats"
+#define TSQ_PIN_STATE		"state"
+#define TSQ_PIN_SOCKS		"socks"
+#define TSQ_PIN_SYNC		"sync"
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
 bool tsq_hook_present(void);

@@ -4,7 +4,6 @@
 #define __TSQ_REPORT_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include <linux/types.h>
 
 #include "tsq.h"
@@ -33,8 +32,7 @@ struct tsq_report {
 int tsq_report_collect(const char *mount, struct tsq_report *r);
 void tsq_report_free(struct tsq_report *r);
 
-/* One JSON array; one block a cgroup for people. */
-void tsq_report_json(FILE *f, const struct tsq_report *r);
-void tsq_report_text(FILE *f, const struct tsq_report *r);
+/* Through the print layer: one JSON array, or one block a cgroup. */
+void tsq_report_print(const struct tsq_report *r);
 
 #endif /* __TSQ_REPORT_H */
