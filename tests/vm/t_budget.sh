@@ -32,10 +32,19 @@ log "stock: peak $(peak stock) B, mean $(mean stock 1000) B, $(goodput stock) Mb
 probe budget 8
 # What tsqctl stats counts for the cgroup while the flows run: the
 # sockets that called in the last two windows and the bytes they held.
-(sleep 4; "$TSQCTL" -j stats >"$TMP/mid.json") &
+# Sampled 5 times, from 2 s on; the largest counts are checked.
+(sleep 2; for i in 1 2 3 4 5; do
+	echo "$(now_ms) $("$TSQCTL" -j stats)"; sleep 0.5
+ done >"$TMP/mid.log") &
 CG=$cgr/bulk measure budget 8 8
 wait
 bulk_stat() { jq "[.[] | select(.cgroup == \"/bulk\") | .$2] | add // -1" "$1"; }
+cut -d' ' -f2- "$TMP/mid.log" | jq -s '[.[][] | select(.cgroup == "/bulk")] |
+	{active_sockets: (map(.active_sockets) | max), queued_bytes: (map(.queued_bytes) | max),
+	 cgroup: "/bulk"} | [.]' >"$TMP/mid.json"
+log "stats samples (ms since boot, /bulk active, queued):" \
+	"$(while read -r t j; do echo -n "$t $(jq -c '[.[] | select(.cgroup == "/bulk") |
+		.active_sockets, .queued_bytes]' <<<"$j"); "; done <"$TMP/mid.log")"
 stats=$("$TSQCTL" -j stats)
 log "budget 32k: peak $(peak budget 0 1000) B in the first second, $(peak budget 1000) B after"
 log "budget 32k: peak $(peak budget) B, mean $(mean budget 1000) B, $(goodput budget) Mbit/s, ping p50 $(p50 budget) ms"
@@ -79,16 +88,16 @@ check "budget 32k, bulk + slow: peak backlog <= 48 KB after the first second" \
 
 "$TSQCTL" -j stats >"$TMP/end.json"
 log "tsqctl stats /bulk: $(bulk_stat "$TMP/mid.json" active_sockets) active," \
-	"$(bulk_stat "$TMP/mid.json" queued_bytes) B queued with 8 flows;" \
+	"$(bulk_stat "$TMP/mid.json" queued_bytes) B queued at most with 8 flows;" \
 	"$(bulk_stat "$TMP/end.json" active_sockets), $(bulk_stat "$TMP/end.json" queued_bytes) B after"
-check "stats: the 8 flows (and iperf3's control socket) active mid-run" 'a >= 8 && a <= 9' \
+check "stats: 8 or 9 sockets active (8 flows, iperf3's control) in the busiest sample" 'a >= 8 && a <= 9' \
 	a="$(bulk_stat "$TMP/mid.json" active_sockets)"
 # Each socket counts its queue when it last called and the packet it was
 # about to send, so the sum runs ahead of the qdisc's backlog: 95 KB
-# against a 43 KB mean backlog in the first run (2026-12-05). Four
-# budgets bound it: 8 sockets, each at the floor's three 2-MSS skbs plus
-# its next packet, make 8 x 4 x 4.2 KB.
-check "stats: bytes queued mid-run, within 4 budgets" 'q > 0 && q <= 131072' \
+# against a 43 KB mean backlog (2026-12-05; the busiest of 5 samples
+# 104-120 KB in two runs). Five budgets bound it; what the check is for
+# is a count that leaks, and that would grow without end.
+check "stats: bytes queued mid-run, at most 5 budgets" 'q > 0 && q <= 163840' \
 	q="$(bulk_stat "$TMP/mid.json" queued_bytes)"
 check "stats: closed sockets leave nothing counted" 'a == 0 && q == 0' \
 	a="$(bulk_stat "$TMP/end.json" active_sockets)" q="$(bulk_stat "$TMP/end.json" queued_bytes)"

@@ -22,7 +22,6 @@
 struct walk_ctx {
 	struct tsq_report *r;
 	int policy, stats, state, socks, ncpu, err;
-	__u64 now_win;
 	/* Index + 1 of the entry that covers each level; 0: none. */
 	size_t owner[TSQ_CGROUP_WALK_DEPTH + 1];
 	struct tsq_stats *percpu;
@@ -52,11 +51,21 @@ static struct tsq_cgrp_report *add(struct walk_ctx *c, const char *path, __u64 i
 	return e;
 }
 
+/* The BPF side's window: bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
+static __u64 now_window(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> TSQ_WINDOW_SHIFT;
+}
+
 /* c->percpu holds the entry's per-CPU statistics if has_stats. */
 static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_stats)
 {
 	struct tsq_cgrp_state st;
 	__s64 queued = 0, active = 0;
+	__u64 now;
 
 	if (has_stats) {
 		for (int i = 0; i < c->ncpu; i++) {
@@ -71,11 +80,15 @@ static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_st
 		e->limit_mean = e->sum.limit_bytes / e->sum.limit_samples;
 	/* Each socket counts in the slot of the window of its last call: the
 	 * current and the previous window together hold the active ones.
+	 * The window is read after the entry: a walk of many cgroups takes
+	 * longer than two windows, and a window read at its start would find
+	 * every later entry's slots newer than itself.
 	 */
 	if (bpf_map_lookup_elem(c->state, &e->id, &st))
 		return;
+	now = now_window();
 	for (int s = 0; s < 2; s++) {
-		if (st.win[s] == c->now_win || st.win[s] + 1 == c->now_win) {
+		if (st.win[s] == now || st.win[s] + 1 == now) {
 			active += (__s32)st.active[s];
 			queued += (__s64)st.queued[s];
 		}
@@ -129,7 +142,6 @@ static void close_fd(int fd)
 int tsq_report_collect(const char *mount, struct tsq_report *r)
 {
 	struct walk_ctx c = { .r = r, .policy = -1, .stats = -1, .state = -1, .socks = -1 };
-	struct timespec ts;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -146,9 +158,6 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	err = c.policy < 0 ? c.policy : c.stats < 0 ? c.stats :
 	      c.state < 0 ? c.state : c.socks < 0 ? c.socks : 0;
 	if (!err) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		c.now_win = ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >>
-			    TSQ_WINDOW_SHIFT;
 		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
 	}
 	close_fd(c.policy);
