@@ -54,13 +54,13 @@ SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
-	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
+	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
-.PHONY: all tests deps kernel tools check check-host check-vm demo bench help clean \
+.PHONY: all tests selftests deps kernel tools check check-host check-vm demo bench help clean \
 	distclean install uninstall
 
 # The product: what make install installs and the BPF objects it loads.
@@ -68,7 +68,7 @@ all: $(BPF_OBJS) $(SKELS) $(PROGS)
 
 # What the host, VM and bench runs use besides the product (the unit
 # tests join it in user/Makefile.inc).
-tests: $(TEST_BPF_OBJS) $(TEST_SKELS) $(TEST_PROGS)
+tests: $(TEST_BPF_OBJS) $(TEST_SKELS) $(TEST_PROGS) selftests
 
 # libtsq (libc only), its unit tests and fuzzers.
 include user/Makefile.inc
@@ -173,33 +173,10 @@ $(OUTPUT)/qdisc_backlog: $(call obj,tests/vm/qdisc_backlog.c)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
-# tests/selftests/bpf: laid out as in the kernel's tools/testing/selftests/bpf
-# (prog_tests/ and progs/), built with a small test_progs of our own.
-ST := tests/selftests/bpf
-ST_OUT := $(OUTPUT)/selftests
-ST_PROGS := $(patsubst $(ST)/progs/%.c,%,$(wildcard $(ST)/progs/*.c))
-ST_SKELS := $(addprefix $(ST_OUT)/,$(addsuffix .skel.h,$(ST_PROGS)))
-# Only their skeletons are named: keep the objects they come from.
-.SECONDARY: $(ST_SKELS:.skel.h=.bpf.o)
-
-$(ST_OUT):
-	$(Q)mkdir -p $@
-
-$(ST_OUT)/%.bpf.o: $(ST)/progs/%.c $(VMLINUX_H) | $(ST_OUT) tools
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(ST)/progs -MMD -MP -MF $(@:.o=.d) -c $< -o $@
-
-$(ST_OUT)/%.skel.h: $(ST_OUT)/%.bpf.o | tools
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
-
-ST_OBJS := $(call obj,$(ST)/test_progs.c $(wildcard $(ST)/prog_tests/*.c))
-$(ST_OBJS): USER_INCLUDES += -I$(ST_OUT) -I$(ST)
-$(ST_OBJS): | $(ST_SKELS) tools
-
-$(OUTPUT)/test_progs: $(ST_OBJS) | tools
-	$(call msg,LD,$@)
-	$(Q)$(link)
+# test_progs of the patched kernel's own selftests/bpf, with the series'
+# tests (scripts/build-selftests.sh).
+selftests: kernel tools
+	$(Q)scripts/build-selftests.sh $(OUTPUT)
 
 check: all tests
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
@@ -218,7 +195,7 @@ demo: all tests
 bench: all tests
 	$(Q)bench/run
 
--include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
+-include $(wildcard $(OUTPUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 # Installing rebuilds nothing (like the kernel's modules_install): it

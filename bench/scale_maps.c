@@ -37,7 +37,6 @@ static int die(const char *what, int err)
 static int fill(struct tsq_cgroup *skel, const char *dir, long n)
 {
 	struct tsq_policy pol = { .flags = TSQ_POLICY_LIMIT, .limit = 16384 };
-	struct tsq_cgrp_state st = { .active = { 1, 1 } };
 	struct tsq_cgrp_socks socks = { .established = 1 };
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	struct tsq_stats *percpu;
@@ -46,7 +45,7 @@ static int fill(struct tsq_cgroup *skel, const char *dir, long n)
 	if (!percpu)
 		return -ENOMEM;
 	for (int c = 0; c < ncpu; c++)
-		percpu[c] = (struct tsq_stats){ 1, 1, 1, 16384, 1 };
+		percpu[c] = (struct tsq_stats){ 1, 16384, 1, 1 };
 	for (long i = 1; i <= n && !err; i++) {
 		char path[4096];
 		__u64 id;
@@ -61,7 +60,6 @@ static int fill(struct tsq_cgroup *skel, const char *dir, long n)
 		id = tsq_cgroup_id(fd);
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.tsq_cgrp_policy), &fd, &pol, 0) ||
 		    bpf_map_update_elem(bpf_map__fd(skel->maps.tsq_stats), &id, percpu, 0) ||
-		    bpf_map_update_elem(bpf_map__fd(skel->maps.tsq_cgrp_state), &id, &st, 0) ||
 		    bpf_map_update_elem(bpf_map__fd(skel->maps.tsq_cgrp_socks), &id, &socks, 0))
 			err = -errno;
 		close(fd);

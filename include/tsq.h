@@ -14,11 +14,15 @@
 #define TSQ_POLICY_BUDGET	(1U << 3)	/* budget: bytes, whole cgroup */
 #define TSQ_POLICY_ALL		(TSQ_POLICY_LIMIT | TSQ_POLICY_LIMIT_US | \
 				 TSQ_POLICY_TSO | TSQ_POLICY_BUDGET)
+/* With limit_us: the lower of the pacing and the delivery rate ("rate
+ * delivered"), not the pacing rate alone. A modifier, not a policy.
+ */
+#define TSQ_POLICY_RATE_DELIVERED (1U << 4)
 
-/* Entries of each per-cgroup hash map (tsq_stats, tsq_cgrp_state by
- * policy cgroup, tsq_cgrp_socks by the cgroup sockets were made in), and
- * so the most entries tsq.conf takes: past it, a cgroup's statistics and
- * budget accounting would be dropped silently.
+/* Entries of each per-cgroup hash map (tsq_stats by policy cgroup,
+ * tsq_cgrp_socks by the cgroup sockets were made in), and so the most
+ * entries tsq.conf takes: past it, a cgroup's statistics would be dropped
+ * silently.
  */
 #define TSQ_MAX_CGROUPS		65536
 
@@ -30,40 +34,25 @@ struct tsq_policy {
 	__u32 budget;
 };
 
-/* tsq_ctl map, one entry: bumped by user space after each policy change so
- * that sockets drop their cached resolution (see bpf/tsq_cgroup.bpf.c).
- */
-struct tsq_ctl {
-	__u64 gen;
-};
-
 /* Per-CPU statistics per policy cgroup (tsq_stats map, key: cgroup id of the
- * cgroup whose policy applies). Sum over CPUs.
+ * cgroup whose policy applies), from the kernel's tcp_tsq_throttle
+ * tracepoint. Sum over CPUs.
  */
 struct tsq_stats {
-	__u64 limit_calls;	/* tsq_limit() on the cgroup's sockets */
-	__u64 tso_calls;	/* tso_segs() on the cgroup's sockets */
-	__u64 throttles;	/* tcp_tsq_throttle events */
-	__u64 limit_bytes;	/* sum of the limits returned ... */
-	__u64 limit_samples;	/* ... over this many calls: mean = ratio */
+	__u64 throttles;	/* by a socket's own limit */
+	__u64 limit_bytes;	/* sum of the limits in force then ... */
+	__u64 limit_samples;	/* ... over this many: mean = ratio */
+	__u64 group_throttles;	/* by the group's budget */
 };
 
-/* Bytes in queues per policy cgroup (tsq_cgrp_state map, key: cgroup id),
- * written by BPF only. Time is cut in windows of 2^TSQ_WINDOW_SHIFT ns;
- * slot win & 1 holds, for the sockets whose last call fell in window win,
- * their count and the bytes each held then (sk_wmem_alloc, plus its next
- * packet when it is under a budget). The sum of the current and the
- * previous window's slots is the cgroup's bytes in queues: a budget caps
- * it. queued[] takes signed adds; read it as __s64.
+/* What the policy_queued iterator writes, one record a socket under a
+ * policy in the reader's netns.
  */
-#define TSQ_WINDOW_SHIFT	26	/* 67 ms: a socket held back by TSQ
-				 * under load can wait tens of ms for
-				 * its next transmit, and must still
-				 * count as active */
-struct tsq_cgrp_state {
-	__u64 win[2];
-	__u64 queued[2];
-	__u32 active[2];
+struct tsq_queued_rec {
+	__u64 cgid;		/* the policy's cgroup */
+	__s64 group_queued;	/* its TSQ group's bytes in queues, all netns */
+	__u32 wmem;		/* the socket's bytes in queues (truesize) */
+	__u32 budget;		/* the group's, 0: no group */
 };
 
 /* tsq_cgrp_socks map, key: the cgroup id a socket was created in (not the

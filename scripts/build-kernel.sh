@@ -8,7 +8,7 @@
 # kept per config, so a changed series rebuilds only what it touches.
 #
 # usage: build-kernel.sh OUTDIR [DEBUG]
-#   -> OUTDIR/kernel/{bzImage,vmlinux}; DEBUG=1 adds kernel/config-debug
+#   -> OUTDIR/kernel/{bzImage,vmlinux,modules/}; DEBUG=1 adds kernel/config-debug
 #      and links OUTDIR/kernel-debug instead. TSQ_STOCK=1 leaves the series
 #      out (the bench's zero-cost baseline), in its own object directory,
 #      and links OUTDIR/kernel-stock.
@@ -120,11 +120,15 @@ for f in "${fragments[@]}"; do
 done
 [ "$missing" = 0 ] || die "fix kernel/config dependencies"
 
-msg MAKE "bzImage (-j$jobs)"
-make -s -C "$work" O="$obj" -j"$jobs" bzImage
+msg MAKE "bzImage modules (-j$jobs)"
+make -s -C "$work" O="$obj" -j"$jobs" bzImage modules
 
+rm -rf "$art.tmp"
 mkdir -p "$art.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$art.tmp/"
+# The guest finds them at /lib/modules (tests/vm/init binds this there).
+make -s -C "$work" O="$obj" INSTALL_MOD_PATH="$art.tmp/modules" \
+	INSTALL_MOD_STRIP=1 modules_install >/dev/null
 rm -rf "$art"
 mv "$art.tmp" "$art"
 ln -sfn "$art" "$link"

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_fixed: one TSQ limit and one TSO size cap for every TCP socket that
- * opted in to the hook (the tests opt every connection in with
- * tests/bpf/tsq_optin.bpf.c).
+/* tsq_fixed: one TSQ policy, a limit, a TSO size and a budget, for every
+ * TCP socket: set when a connection is established (tcp_tsq_ops) and by
+ * fixed_sync, an iter/tcp program, for the running ones.
  *
  * The smallest useful tcp_tsq_ops policy, and the reference the per-cgroup
- * policy is measured against. Both values come from the tsq_fixed_cfg map
- * so they can change while flows run; 0 keeps what the kernel computed.
- * The TSO cap only ever lowers the autosized count: raising it would undo
- * the kernel's pacing-based sizing, which is not this program's job.
+ * policy is measured against. The values come from the tsq_fixed_cfg map
+ * so they can change while flows run (then fixed_sync again); 0 keeps
+ * what the kernel computes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +14,9 @@
 #include "tsq_fixed.h"
 
 char _license[] SEC("license") = "GPL";
+
+int bpf_tcp_tsq_set(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
+		    __u32 tsq__sz) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -38,37 +40,41 @@ static __always_inline void count(__u32 idx)
 		(*v)++;
 }
 
-static __always_inline const struct tsq_fixed_cfg *cfg(void)
+static void apply(struct sock_common *skc)
 {
+	struct bpf_tcp_tsq t = {};
+	struct tsq_fixed_cfg *c;
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&tsq_fixed_cfg, &zero);
+	c = bpf_map_lookup_elem(&tsq_fixed_cfg, &zero);
+	if (!c)
+		return;
+	t.limit = c->limit;
+	t.tso = c->tso_bytes;
+	if (c->budget) {
+		t.budget = c->budget;
+		t.group = TSQ_FIXED_GROUP;
+	}
+	count(bpf_tcp_tsq_set(skc, &t, sizeof(t)) ? TSQ_FIXED_SET_ERR : TSQ_FIXED_SET);
 }
 
 SEC("struct_ops")
-__u32 BPF_PROG(fixed_tsq_limit, struct sock *sk, __u32 limit)
+void BPF_PROG(fixed_established, struct sock *sk)
 {
-	const struct tsq_fixed_cfg *c = cfg();
-
-	count(TSQ_FIXED_LIMIT_CALLS);
-	return c && c->limit ? c->limit : limit;
+	apply((struct sock_common *)sk);
 }
 
-SEC("struct_ops")
-__u32 BPF_PROG(fixed_tso_segs, struct sock *sk, __u32 mss_now, __u32 segs)
+SEC("iter/tcp")
+int fixed_sync(struct bpf_iter__tcp *ctx)
 {
-	const struct tsq_fixed_cfg *c = cfg();
-	__u32 cap;
+	struct sock_common *skc = ctx->sk_common;
 
-	count(TSQ_FIXED_TSO_CALLS);
-	if (!c || !c->tso_bytes || !mss_now)
-		return segs;
-	cap = c->tso_bytes / mss_now;
-	return cap < segs ? cap : segs;
+	if (skc && skc->skc_state == TCP_ESTABLISHED)
+		apply(skc);
+	return 0;
 }
 
 SEC(".struct_ops.link")
 struct tcp_tsq_ops tsq_fixed = {
-	.tsq_limit	= (void *)fixed_tsq_limit,
-	.tso_segs	= (void *)fixed_tso_segs,
+	.established	= (void *)fixed_established,
 };

@@ -9,16 +9,21 @@
 #include <linux/types.h>
 #endif
 
-/* One policy for every TCP socket that opted in. 0 keeps the kernel's value. */
+/* One policy for every TCP socket. 0 keeps the kernel's value. */
 struct tsq_fixed_cfg {
 	__u32 limit;		/* TSQ limit, bytes of sk_wmem_alloc */
 	__u32 tso_bytes;	/* cap on TSO packet payload, bytes */
+	__u32 budget;		/* all the sockets together, one group */
+	__u32 pad;
 };
+
+/* The group id of tsq_fixed's budget. */
+#define TSQ_FIXED_GROUP		0x7473710000000001ULL
 
 /* Per-CPU counters in the tsq_fixed_stats map, indexed by this enum. */
 enum tsq_fixed_stat {
-	TSQ_FIXED_LIMIT_CALLS,	/* tsq_limit() invocations */
-	TSQ_FIXED_TSO_CALLS,	/* tso_segs() invocations */
+	TSQ_FIXED_SET,		/* bpf_tcp_tsq_set() that succeeded */
+	TSQ_FIXED_SET_ERR,	/* ... that failed */
 	TSQ_FIXED_NR_STATS,
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tcp_tsq_ops instances that return nonsense, for the safety tests; a
- * pass-through one for link update tests; an empty one for the bench. The
- * kernel must clamp every value here without stalling a socket: the
- * verifier does not bound what a struct_ops program returns.
+/* tcp_tsq_ops instances that set nonsense, for the safety tests; one that
+ * sets nothing, for link update tests and the bench. The kernel must
+ * bound every value here without stalling a socket: the verifier does not
+ * bound what a program passes to bpf_tcp_tsq_set().
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -10,108 +10,102 @@
 
 char _license[] SEC("license") = "GPL";
 
-__u64 calls;
+int bpf_tcp_tsq_set(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
+		    __u32 tsq__sz) __ksym;
 
-SEC("struct_ops")
-__u32 BPF_PROG(zero_limit, struct sock *sk, __u32 limit)
+__u64 calls, refused;
+
+static void set(struct sock *sk, __u32 limit, __u32 tso, __u32 budget)
 {
+	struct bpf_tcp_tsq t = {
+		.limit = limit, .tso = tso, .budget = budget,
+		.group = budget ? 0x6d6973 : 0,
+	};
+
 	__sync_fetch_and_add(&calls, 1);
-	return 0;
+	if (bpf_tcp_tsq_set((struct sock_common *)sk, &t, sizeof(t)))
+		__sync_fetch_and_add(&refused, 1);
 }
 
+/* The least of everything: one byte of limit, TSO and budget. */
 SEC("struct_ops")
-__u32 BPF_PROG(zero_segs, struct sock *sk, __u32 mss_now, __u32 segs)
+void BPF_PROG(min_established, struct sock *sk)
 {
+	set(sk, 1, 1, 1);
+}
+
+/* The most. */
+SEC("struct_ops")
+void BPF_PROG(max_established, struct sock *sk)
+{
+	set(sk, ~0U, ~0U, ~0U);
+}
+
+/* Every other connection one or the other, in the same group. */
+SEC("struct_ops")
+void BPF_PROG(alt_established, struct sock *sk)
+{
+	if (__sync_fetch_and_add(&calls, 1) & 1)
+		set(sk, ~0U, ~0U, 1);
+	else
+		set(sk, 1, 1, ~0U);
+}
+
+/* Arguments the kfunc must refuse, each counted in refused. */
+SEC("struct_ops")
+void BPF_PROG(bad_established, struct sock *sk)
+{
+	struct bpf_tcp_tsq t = {};
+	struct {
+		struct bpf_tcp_tsq t;
+		__u64 more;
+	} big = { .more = 1 };
+
 	__sync_fetch_and_add(&calls, 1);
-	return 0;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(max_limit, struct sock *sk, __u32 limit)
-{
-	__sync_fetch_and_add(&calls, 1);
-	return ~0U;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(max_segs, struct sock *sk, __u32 mss_now, __u32 segs)
-{
-	__sync_fetch_and_add(&calls, 1);
-	return ~0U;
-}
-
-/* Flip between the two extremes on every call. */
-SEC("struct_ops")
-__u32 BPF_PROG(alt_limit, struct sock *sk, __u32 limit)
-{
-	return __sync_fetch_and_add(&calls, 1) & 1 ? ~0U : 0;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(alt_segs, struct sock *sk, __u32 mss_now, __u32 segs)
-{
-	return __sync_fetch_and_add(&calls, 1) & 1 ? 0 : ~0U;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(pass_limit, struct sock *sk, __u32 limit)
-{
-	__sync_fetch_and_add(&calls, 1);
-	return limit;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(pass_segs, struct sock *sk, __u32 mss_now, __u32 segs)
-{
-	__sync_fetch_and_add(&calls, 1);
-	return segs;
+	t.flags = 0x80000000;	/* unknown */
+	if (bpf_tcp_tsq_set((struct sock_common *)sk, &t, sizeof(t)))
+		__sync_fetch_and_add(&refused, 1);
+	t.flags = 0;
+	t.budget = 4096;	/* without a group */
+	if (bpf_tcp_tsq_set((struct sock_common *)sk, &t, sizeof(t)))
+		__sync_fetch_and_add(&refused, 1);
+	t.budget = 0;
+	t.reserved = 1;
+	if (bpf_tcp_tsq_set((struct sock_common *)sk, &t, sizeof(t)))
+		__sync_fetch_and_add(&refused, 1);
+	/* A field this kernel does not know, not zero. */
+	if (bpf_tcp_tsq_set((struct sock_common *)sk, (void *)&big, sizeof(big)))
+		__sync_fetch_and_add(&refused, 1);
 }
 
 SEC(".struct_ops.link")
-struct tcp_tsq_ops ret_zero = {
-	.tsq_limit	= (void *)zero_limit,
-	.tso_segs	= (void *)zero_segs,
+struct tcp_tsq_ops set_min = {
+	.established	= (void *)min_established,
 };
 
 SEC(".struct_ops.link")
-struct tcp_tsq_ops ret_max = {
-	.tsq_limit	= (void *)max_limit,
-	.tso_segs	= (void *)max_segs,
+struct tcp_tsq_ops set_max = {
+	.established	= (void *)max_established,
 };
 
 SEC(".struct_ops.link")
-struct tcp_tsq_ops ret_alt = {
-	.tsq_limit	= (void *)alt_limit,
-	.tso_segs	= (void *)alt_segs,
+struct tcp_tsq_ops set_alt = {
+	.established	= (void *)alt_established,
 };
+
+SEC(".struct_ops.link")
+struct tcp_tsq_ops set_bad = {
+	.established	= (void *)bad_established,
+};
+
+/* Counts, sets nothing: the sockets keep stock TSQ. */
+SEC("struct_ops")
+void BPF_PROG(pass_established, struct sock *sk)
+{
+	__sync_fetch_and_add(&calls, 1);
+}
 
 SEC(".struct_ops.link")
 struct tcp_tsq_ops passthru = {
-	.tsq_limit	= (void *)pass_limit,
-	.tso_segs	= (void *)pass_segs,
-};
-
-/* Only one callback: the other stays with the kernel. */
-SEC(".struct_ops.link")
-struct tcp_tsq_ops limit_only = {
-	.tsq_limit	= (void *)pass_limit,
-};
-
-/* Nothing but the return: the floor a policy's per-call cost is read against. */
-SEC("struct_ops")
-__u32 BPF_PROG(nop_limit, struct sock *sk, __u32 limit)
-{
-	return limit;
-}
-
-SEC("struct_ops")
-__u32 BPF_PROG(nop_segs, struct sock *sk, __u32 mss_now, __u32 segs)
-{
-	return segs;
-}
-
-SEC(".struct_ops.link")
-struct tcp_tsq_ops empty = {
-	.tsq_limit	= (void *)nop_limit,
-	.tso_segs	= (void *)nop_segs,
+	.established	= (void *)pass_established,
 };

@@ -7,13 +7,12 @@
 char _license[] SEC("license") = "GPL";
 
 SEC("struct_ops")
-__u32 BPF_PROG(write_limit, struct sock *sk, __u32 limit)
+void BPF_PROG(write_established, struct sock *sk)
 {
 	sk->sk_pacing_rate = 0;
-	return limit;
 }
 
 SEC(".struct_ops.link")
 struct tcp_tsq_ops writer = {
-	.tsq_limit	= (void *)write_limit,
+	.established	= (void *)write_established,
 };

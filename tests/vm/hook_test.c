@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hook_test: drives the tcp_tsq_ops hook from the VM tests.
  *
- *   hook_test attach MAP DIR [limit BYTES] [tso BYTES]
- *	attach struct_ops MAP (tsq_fixed, or one of tsq_misbehave's), pin
- *	the link, and for tsq_fixed its cfg and stats maps, under DIR;
- *	tsq_optin at the cgroup2 root opts every new connection in
- *   hook_test optin DIR	only tsq_optin, pinned as DIR/optin (tests that
- *				attach the hook themselves)
+ *   hook_test attach MAP DIR [limit BYTES] [tso BYTES] [budget BYTES]
+ *	attach struct_ops MAP (tsq_fixed, or one of tsq_misbehave's) and pin
+ *	the link, and for tsq_fixed its cfg and stats maps and its sync
+ *	iterator, under DIR; tsq_fixed's policy also goes to the running
+ *	connections of the caller's netns
+ *   hook_test cfg DIR [limit BYTES] [tso BYTES] [budget BYTES]
+ *				tsq_fixed's policy from now on
+ *   hook_test sync DIR		tsq_fixed's policy (its cfg now) to the
+ *				running connections
+ *   hook_test refused DIR	print the calls tsq_misbehave's kfunc refused
  *   hook_test detach DIR	BPF_LINK_DETACH the pinned link, remove DIR
- *   hook_test calls DIR	print the hook calls counted so far
+ *   hook_test calls DIR	print the policies set so far (tsq_fixed)
+ *				or the calls (tsq_misbehave)
  *   hook_test TEST		exclusive | update | replace | hup | refuse |
- *				unpriv | race; update, replace and race
- *				expect TCP flows to be running
+ *				unpriv | race
  *
  * Tests are shaped like selftests/bpf prog_tests: real sockets, counters
- * read back from maps, ASSERT_* and one cleanup label.
+ * read back from maps, ASSERT_* and one cleanup label. The hook runs when
+ * a connection is established: the tests make loopback connections.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,7 +46,6 @@
 #include "tsq_fixed.skel.h"
 #include "tsq_misbehave.skel.h"
 #include "tsq_no_ops.skel.h"
-#include "tsq_optin.skel.h"
 #include "tsq_writer.skel.h"
 
 static int failures;
@@ -60,11 +67,6 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_WARN && getenv("V"))
 		return vfprintf(stderr, fmt, ap);
 	return 0;
-}
-
-static void msleep(unsigned int ms)
-{
-	usleep(ms * 1000);
 }
 
 /* Sum of one per-CPU counter of tsq_fixed_stats. */
@@ -90,13 +92,65 @@ static struct bpf_map *misbehave_map(struct tsq_misbehave *skel, const char *nam
 	return bpf_object__find_map_by_name(skel->obj, name);
 }
 
-static int set_fixed_cfg(struct tsq_fixed *skel, __u32 limit, __u32 tso)
+static int set_fixed_cfg(struct tsq_fixed *skel, __u32 limit, __u32 tso, __u32 budget)
 {
-	struct tsq_fixed_cfg cfg = { .limit = limit, .tso_bytes = tso };
+	struct tsq_fixed_cfg cfg = { .limit = limit, .tso_bytes = tso, .budget = budget };
 	__u32 zero = 0;
 
 	return bpf_map__update_elem(skel->maps.tsq_fixed_cfg, &zero, sizeof(zero),
 				    &cfg, sizeof(cfg), BPF_ANY);
+}
+
+/* n connections over loopback, each established and closed: the hook's
+ * established callback runs for both ends of each.
+ */
+static int connect_n(int n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int lfd, err = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(lfd, n) || getsockname(lfd, (struct sockaddr *)&sa, &len)) {
+		err = -errno;
+		goto out;
+	}
+	for (int i = 0; i < n && !err; i++) {
+		int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), a = -1;
+
+		if (c < 0 || connect(c, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    (a = accept(lfd, NULL, NULL)) < 0)
+			err = -errno;
+		if (a >= 0)
+			close(a);
+		if (c >= 0)
+			close(c);
+	}
+out:
+	if (lfd >= 0)
+		close(lfd);
+	return err;
+}
+
+/* Run a loaded iterator program to its end. */
+static int run_iter(int prog_fd)
+{
+	int link, iter, n;
+	char buf[64];
+
+	link = bpf_link_create(prog_fd, 0, BPF_TRACE_ITER, NULL);
+	if (link < 0)
+		return -errno;
+	iter = bpf_iter_create(link);
+	close(link);
+	if (iter < 0)
+		return -errno;
+	while ((n = read(iter, buf, sizeof(buf))) > 0)
+		;
+	close(iter);
+	return n < 0 ? -errno : 0;
 }
 
 static int parse_u32(const char *s, __u32 *out)
@@ -112,32 +166,21 @@ static int parse_u32(const char *s, __u32 *out)
 	return 0;
 }
 
-/* Attach tsq_optin at the cgroup2 root and pin its link as DIR/optin,
- * unless it is there already.
- */
-static int attach_optin(const char *dir)
+/* Parse "limit N tso N budget N" pairs into cfg; 2 on a bad word. */
+static int parse_cfg(int argc, char **argv, struct tsq_fixed_cfg *cfg)
 {
-	struct tsq_optin *skel;
-	struct bpf_link *link = NULL;
-	char path[256], root[4096];
-	int err, cg;
+	for (int i = 0; i + 1 < argc; i += 2) {
+		__u32 *dst = !strcmp(argv[i], "limit") ? &cfg->limit :
+			     !strcmp(argv[i], "tso") ? &cfg->tso_bytes :
+			     !strcmp(argv[i], "budget") ? &cfg->budget : NULL;
 
-	snprintf(path, sizeof(path), "%s/optin", dir);
-	if (!access(path, F_OK))
-		return 0;
-	skel = tsq_optin__open_and_load();
-	if (!skel)
-		return -errno;
-	err = tsq_cgroup_mount(root, sizeof(root)) ?: tsq_cgroup_open(root, "", &cg);
-	if (!err) {
-		link = bpf_program__attach_cgroup(skel->progs.optin_all, cg);
-		err = link ? 0 : -errno;
-		close(cg);
+		if (!dst || parse_u32(argv[i + 1], dst)) {
+			fprintf(stderr, "hook_test: bad argument \"%s %s\"\n",
+				argv[i], argv[i + 1]);
+			return 2;
+		}
 	}
-	err = err ?: bpf_link__pin(link, path);
-	bpf_link__destroy(link);
-	tsq_optin__destroy(skel);
-	return err;
+	return argc % 2 ? 2 : 0;
 }
 
 static int cmd_attach(int argc, char **argv)
@@ -146,20 +189,12 @@ static int cmd_attach(int argc, char **argv)
 	struct tsq_misbehave *mis = NULL;
 	struct tsq_fixed *fixed = NULL;
 	struct bpf_link *link = NULL;
-	__u32 limit = 0, tso = 0;
+	struct tsq_fixed_cfg cfg = {};
 	char path[256];
 	int err = -EINVAL;
 
-	for (int i = 2; i + 1 < argc; i += 2) {
-		__u32 *dst = !strcmp(argv[i], "limit") ? &limit :
-			     !strcmp(argv[i], "tso") ? &tso : NULL;
-
-		if (!dst || parse_u32(argv[i + 1], dst)) {
-			fprintf(stderr, "hook_test: bad argument \"%s %s\"\n",
-				argv[i], argv[i + 1]);
-			return 2;
-		}
-	}
+	if (parse_cfg(argc - 2, argv + 2, &cfg))
+		return 2;
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		fprintf(stderr, "hook_test: mkdir %s: %s\n", dir, strerror(errno));
 		return 1;
@@ -169,7 +204,7 @@ static int cmd_attach(int argc, char **argv)
 		fixed = tsq_fixed__open_and_load();
 		if (!fixed)
 			goto out;
-		err = set_fixed_cfg(fixed, limit, tso);
+		err = set_fixed_cfg(fixed, cfg.limit, cfg.tso_bytes, cfg.budget);
 		if (err)
 			goto out;
 		link = bpf_map__attach_struct_ops(fixed->maps.tsq_fixed);
@@ -177,6 +212,10 @@ static int cmd_attach(int argc, char **argv)
 		err = err ?: bpf_map__pin(fixed->maps.tsq_fixed_cfg, path);
 		snprintf(path, sizeof(path), "%s/stats", dir);
 		err = err ?: bpf_map__pin(fixed->maps.tsq_fixed_stats, path);
+		snprintf(path, sizeof(path), "%s/sync", dir);
+		err = err ?: bpf_program__pin(fixed->progs.fixed_sync, path);
+		/* The connections that run already. */
+		err = err ?: run_iter(bpf_program__fd(fixed->progs.fixed_sync));
 	} else {
 		struct bpf_map *map;
 
@@ -198,7 +237,6 @@ static int cmd_attach(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/link", dir);
 	err = err ?: bpf_link__pin(link, path);
-	err = err ?: attach_optin(dir);
 out:
 	if (err)
 		fprintf(stderr, "hook_test: attach %s: %s\n", name, strerror(-err));
@@ -210,7 +248,7 @@ out:
 
 static int cmd_detach(const char *dir)
 {
-	const char *files[] = { "link", "optin", "cfg", "stats", "bss" };
+	const char *files[] = { "link", "sync", "cfg", "stats", "bss" };
 	char path[256];
 	int fd, err;
 
@@ -241,8 +279,7 @@ static int cmd_calls(const char *dir)
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	fd = bpf_obj_get(path);
 	if (fd >= 0) {
-		calls = fixed_calls(fd, TSQ_FIXED_LIMIT_CALLS) +
-			fixed_calls(fd, TSQ_FIXED_TSO_CALLS);
+		calls = fixed_calls(fd, TSQ_FIXED_SET);
 	} else {
 		/* tsq_misbehave keeps one counter in .bss */
 		__u32 zero = 0;
@@ -303,8 +340,8 @@ cleanup:
 	tsq_fixed__destroy(fixed);
 }
 
-/* Link update swaps programs under running flows: the new one starts
- * counting, the old one stops, and the link never goes away.
+/* Link update swaps programs: the new one runs for the connections
+ * made after it, the old one no more, and the link never goes away.
  */
 static void test_update(void)
 {
@@ -321,21 +358,22 @@ static void test_update(void)
 	link = bpf_map__attach_struct_ops(fixed->maps.tsq_fixed);
 	if (!ASSERT_OK_PTR(link, "attach"))
 		goto cleanup;
-	msleep(500);
-	a = fixed_calls(stats_fd, TSQ_FIXED_LIMIT_CALLS);
-	ASSERT(a > 0, "tsq_fixed not called while flows run");
+	ASSERT_OK(connect_n(10), "connect");
+	a = fixed_calls(stats_fd, TSQ_FIXED_SET);
+	ASSERT(a >= 20, "tsq_fixed set %llu policies for 10 connections, want 20",
+	       (unsigned long long)a);
 
 	if (!ASSERT_OK(bpf_link__update_map(link, mis->maps.passthru), "update"))
 		goto cleanup;
 	m1 = misbehave_calls(mis);
-	a = fixed_calls(stats_fd, TSQ_FIXED_LIMIT_CALLS);
-	msleep(500);
-	b = fixed_calls(stats_fd, TSQ_FIXED_LIMIT_CALLS);
+	ASSERT_OK(connect_n(10), "connect");
+	b = fixed_calls(stats_fd, TSQ_FIXED_SET);
 	m2 = misbehave_calls(mis);
 	ASSERT(b == a, "old program still called after update (%llu -> %llu)",
 	       (unsigned long long)a, (unsigned long long)b);
-	ASSERT(m2 > m1, "new program not called after update");
-	printf("update: old %llu calls, new +%llu in 0.5 s\n",
+	ASSERT(m2 - m1 == 20, "new program called %llu times for 10 connections, want 20",
+	       (unsigned long long)(m2 - m1));
+	printf("update: old %llu calls, new +%llu for 10 connections\n",
 	       (unsigned long long)b, (unsigned long long)(m2 - m1));
 cleanup:
 	bpf_link__destroy(link);
@@ -369,18 +407,18 @@ static void test_replace(void)
 	/* A refused attach still sets the maps' programs (state READY),
 	 * which link update requires of the new map.
 	 */
-	ASSERT(!bpf_map__attach_struct_ops(mis->maps.ret_zero) && errno == EBUSY,
+	ASSERT(!bpf_map__attach_struct_ops(mis->maps.set_min) && errno == EBUSY,
 	       "attach of a second map not refused");
 	ASSERT(!bpf_map__attach_struct_ops(mis->maps.passthru) && errno == EBUSY,
 	       "attach of a third map not refused");
 
-	opts.old_map_fd = bpf_map__fd(mis->maps.ret_max);
-	err = bpf_link_update(bpf_link__fd(link), bpf_map__fd(mis->maps.ret_zero), &opts);
+	opts.old_map_fd = bpf_map__fd(mis->maps.set_max);
+	err = bpf_link_update(bpf_link__fd(link), bpf_map__fd(mis->maps.set_min), &opts);
 	ASSERT(err == -EPERM, "replace with wrong old map: want -EPERM, got %d", err);
 
-	a = fixed_calls(stats_fd, TSQ_FIXED_LIMIT_CALLS);
-	msleep(500);
-	b = fixed_calls(stats_fd, TSQ_FIXED_LIMIT_CALLS);
+	a = fixed_calls(stats_fd, TSQ_FIXED_SET);
+	ASSERT_OK(connect_n(5), "connect");
+	b = fixed_calls(stats_fd, TSQ_FIXED_SET);
 	ASSERT(b > a, "old program stopped after refused replace");
 
 	ASSERT_OK(bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &info_len), "link info");
@@ -433,7 +471,7 @@ static void test_hup(void)
 	       n, pfd.revents);
 
 	a = misbehave_calls(mis);
-	msleep(300);
+	ASSERT_OK(connect_n(5), "connect");
 	b = misbehave_calls(mis);
 	ASSERT(a == b, "program still called after detach");
 cleanup:
@@ -518,6 +556,7 @@ static void test_unpriv(void)
 
 struct race_arg {
 	struct bpf_map *map, *swap;
+	struct tsq_fixed *fixed;	/* its policy to the flows, varied */
 	int attached, busy, other;
 };
 
@@ -536,6 +575,13 @@ static void *race_thread(void *p)
 			continue;
 		}
 		arg->attached++;
+		/* The running flows in and out of a group, and from one
+		 * limit to another, while the other thread attaches.
+		 */
+		if (arg->fixed &&
+		    (set_fixed_cfg(arg->fixed, i & 2 ? 8192 : 0, 8192, i & 4 ? 32768 : 0) ||
+		     run_iter(bpf_program__fd(arg->fixed->progs.fixed_sync))))
+			arg->other++;
 		if (arg->swap && bpf_link__update_map(link, arg->swap))
 			arg->other++;
 		/* Half of the time an explicit detach, else close only. */
@@ -558,12 +604,12 @@ static void test_race(void)
 
 	if (!load_both(&fixed, &mis))
 		goto cleanup;
-	set_fixed_cfg(fixed, 8192, 8192);
+	set_fixed_cfg(fixed, 8192, 8192, 32768);
 
 	args[0] = (struct race_arg){ .map = fixed->maps.tsq_fixed,
-				     .swap = mis->maps.ret_alt };
+				     .swap = mis->maps.set_alt, .fixed = fixed };
 	args[1] = (struct race_arg){ .map = mis->maps.passthru,
-				     .swap = mis->maps.ret_zero };
+				     .swap = mis->maps.set_min };
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, race_thread, &args[i]);
 	for (int i = 0; i < 2; i++)
@@ -598,10 +644,65 @@ static const struct {
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: hook_test attach MAP DIR [limit BYTES] [tso BYTES]\n"
-		"       hook_test detach DIR | calls DIR\n"
+		"usage: hook_test attach MAP DIR [limit BYTES] [tso BYTES] [budget BYTES]\n"
+		"       hook_test cfg DIR [limit BYTES] [tso BYTES] [budget BYTES]\n"
+		"       hook_test sync DIR | detach DIR | calls DIR | refused DIR\n"
 		"       hook_test exclusive|update|replace|hup|refuse|unpriv|race\n");
 	return 2;
+}
+
+/* cfg DIR [limit N] [tso N] [budget N]: tsq_fixed's policy, from now on. */
+static int cmd_cfg(int argc, char **argv)
+{
+	struct tsq_fixed_cfg cfg = {};
+	char path[256];
+	__u32 zero = 0;
+	int fd, err;
+
+	if (parse_cfg(argc - 1, argv + 1, &cfg))
+		return 2;
+	snprintf(path, sizeof(path), "%s/cfg", argv[0]);
+	fd = bpf_obj_get(path);
+	err = fd < 0 || bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		fprintf(stderr, "hook_test: cfg %s: %s\n", path, strerror(-err));
+	return err ? 1 : 0;
+}
+
+/* refused DIR: how many calls tsq_misbehave's kfunc refused. */
+static int cmd_refused(const char *dir)
+{
+	struct tsq_misbehave__bss bss;
+	char path[256];
+	__u32 zero = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/bss", dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &bss)) {
+		fprintf(stderr, "hook_test: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	printf("%llu\n", (unsigned long long)bss.refused);
+	return 0;
+}
+
+static int cmd_sync(const char *dir)
+{
+	char path[256];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/sync", dir);
+	fd = bpf_obj_get(path);
+	err = fd < 0 ? -errno : run_iter(fd);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		fprintf(stderr, "hook_test: sync %s: %s\n", path, strerror(-err));
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -611,14 +712,12 @@ int main(int argc, char **argv)
 
 	if (argc >= 4 && !strcmp(argv[1], "attach") && argc % 2 == 0)
 		return cmd_attach(argc - 2, argv + 2);
-	if (argc == 3 && !strcmp(argv[1], "optin")) {
-		int err = mkdir(argv[2], 0700) && errno != EEXIST ? -errno : 0;
-
-		err = err ?: attach_optin(argv[2]);
-		if (err)
-			fprintf(stderr, "hook_test: optin: %s\n", strerror(-err));
-		return err ? 1 : 0;
-	}
+	if (argc == 3 && !strcmp(argv[1], "sync"))
+		return cmd_sync(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "cfg"))
+		return cmd_cfg(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "refused"))
+		return cmd_refused(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "detach"))
 		return cmd_detach(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "calls"))

@@ -117,6 +117,40 @@ sample() {
 	"$OUT/qdisc_backlog" "$TSQ_DEV" 2000 "$2" >"$TMP/$1.bl"
 }
 
+# socks_on: sample() also sums the bytes the sockets to QB_DPORT hold in
+# queues (their sk_wmem_alloc), through the tsq_socks iterator.
+socks_on() {
+	"$OUT/tools/bpftool" iter pin "$OUT/tsq_socks.bpf.o" /sys/fs/bpf/tsq_socks ||
+		fail "bpftool iter pin tsq_socks"
+	export QB_SOCKS=/sys/fs/bpf/tsq_socks
+}
+
+# wpeak NAME [FROM_MS [TO_MS]]: the largest sum of those bytes sampled.
+wpeak() {
+	awk -v a="${2:-0}" -v b="${3:-1e12}" \
+		'$1 >= a && $1 < b && $4 > m { m = $4 } END { print m + 0 }' "$TMP/$1.bl"
+}
+
+# pktmax_begin, then pktmax_end: the largest skb truesize that TCP handed
+# to a device meanwhile (bpftrace on net_dev_queue), in bytes: the "one
+# packet" of the bounds.
+pktmax_begin() {
+	bpftrace -e 'tracepoint:net:net_dev_queue
+		{ @m = max(((struct sk_buff *)args->skbaddr)->truesize); }' \
+		>"$TMP/pktmax" 2>&1 &
+	PKTMAX_PID=$!
+	# bpftrace takes seconds to start under TCG.
+	for _ in $(seq 300); do
+		grep -q '^Attaching' "$TMP/pktmax" && break
+		sleep 0.1
+	done
+}
+pktmax_end() {
+	kill -INT "$PKTMAX_PID"
+	wait "$PKTMAX_PID"
+	sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax"
+}
+
 # peak NAME [FROM_MS [TO_MS]]: the largest backlog sampled in the window.
 peak() {
 	awk -v a="${2:-0}" -v b="${3:-1e12}" \
@@ -178,9 +212,9 @@ until_logged() {
 attach() { "$HOOK_TEST" attach "$1" "$PIN" "${@:2}"; }
 detach() { "$HOOK_TEST" detach "$PIN"; }
 hook_calls() { "$HOOK_TEST" calls "$PIN"; }
-optin() { "$HOOK_TEST" optin "$PIN"; }
+hook_sync() { "$HOOK_TEST" sync "$PIN"; }
 cleanup_hook() {
 	[ ! -e "$PIN/link" ] || detach
-	rm -f "$PIN/optin"
 	rmdir "$PIN" 2>/dev/null
+	rm -f /sys/fs/bpf/tsq_socks
 }

@@ -5,7 +5,11 @@
  *
  * Prints "MS BYTES DEVBYTES" lines (ms since start, root qdisc backlog,
  * bytes the driver holds: BQL's inflight summed over the TX queues, -1
- * without BQL) until PID exits; with "unix", Unix time in seconds to the
+ * without BQL) until PID exits. With QB_SOCKS=FILE, a pinned tsq_socks
+ * iterator (tests/bpf/tsq_socks.bpf.c), a fourth column: the bytes in
+ * queues of the sockets it lists, by sk_wmem_alloc (skb truesize, as TSQ
+ * counts them); QB_DPORT=N counts only those to port N. With "unix", Unix
+ * time in seconds to the
  * microsecond instead of MS, to line samples up with another tool's
  * timestamps. One process and one netlink socket instead of a tc per sample:
  * under TCG a fork+exec per sample costs a vCPU and skews the very
@@ -125,8 +129,41 @@ static long long bql_inflight(const int *fds, int n)
 	return sum;
 }
 
+/* Sum of the wmem column of one run of the tsq_socks iterator at path,
+ * for sockets to dport (0: any), or -1.
+ */
+static long long socks_wmem(const char *path, unsigned int dport)
+{
+	static char buf[1 << 20];
+	long long sum = 0;
+	size_t have = 0;
+	ssize_t len;
+	char *line;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (have < sizeof(buf) - 1 &&
+	       (len = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0)
+		have += len;
+	close(fd);
+	buf[have] = 0;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned int sport, port;
+		long long wmem;
+
+		if (sscanf(line, "%u %u %lld", &sport, &port, &wmem) == 3 &&
+		    (!dport || port == dport))
+			sum += wmem;
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
+	const char *socks = getenv("QB_SOCKS");
+	unsigned int dport = getenv("QB_DPORT") ? atoi(getenv("QB_DPORT")) : 0;
 	int bql[MAX_TXQ], nbql;
 	struct timespec t0, period;
 	bool unix_time = argc == 5 && !strcmp(argv[4], "unix");
@@ -166,10 +203,13 @@ int main(int argc, char **argv)
 			struct timespec r;
 
 			clock_gettime(CLOCK_REALTIME, &r);
-			printf("%lld.%06ld %lld %lld\n", (long long)r.tv_sec, r.tv_nsec / 1000, b, d);
+			printf("%lld.%06ld %lld %lld", (long long)r.tv_sec, r.tv_nsec / 1000, b, d);
 		} else {
-			printf("%lld %lld %lld\n", now_ms(&t0), b, d);
+			printf("%lld %lld %lld", now_ms(&t0), b, d);
 		}
+		if (socks)
+			printf(" %lld", socks_wmem(socks, dport));
+		putchar('\n');
 		nanosleep(&period, NULL);
 	}
 	return 0;

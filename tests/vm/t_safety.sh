@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Programs that return nonsense (0, U32_MAX, alternating) must not stall a
-# socket or upset the kernel: it clamps the limit to one skb and the TSO
-# count to [1, sk_gso_max_segs]. Every second of every flow moves data,
+# Programs that set nonsense (1 byte of limit, TSO and budget, U32_MAX of
+# each, the two by turns in one group, arguments the kfunc refuses) must
+# not stall a socket or upset the kernel: it bounds the limit below by
+# two skbs (or stock's), a TSO packet to one segment at least, and lets a
+# group with nothing queued send. Every second of every flow moves data,
 # and no socket holds unsent data for a second (stallwatch, see t_race).
 . "$(dirname "$0")/lib.sh"
 
 tbf_on 100mbit
 iperf_server
 
-for prog in ret_zero ret_max ret_alt limit_only; do
+for prog in set_min set_max set_alt set_bad; do
 	attach "$prog"
 	stallwatch_begin "$prog" 5201 5201
 	flow "$prog" 4 2
@@ -24,7 +26,10 @@ for prog in ret_zero ret_max ret_alt limit_only; do
 	check "$prog: hook called" 'c > 0' c="$calls"
 	check "$prog: no stream-second without progress" 'm > 1' m="$minint"
 	check_no_stall "$prog"
-	check "$prog: goodput" 'g > 5' g="$gp"
+	check "$prog: goodput" 'g > 1' g="$gp"
+	[ "$prog" != set_bad ] ||
+		check "set_bad: the kfunc refused all 4 calls, each time" 'r == 4 * c' \
+			r="$("$HOOK_TEST" refused "$PIN" 2>/dev/null)" c="$calls"
 done
 
 # Back to stock afterwards: nothing lingers.

@@ -1,21 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/selftests/bpf/prog_tests/tcp_tsq_ops.c, as selftests/bpf would run
-# it: link semantics, the kfunc filter, identity equals stock at 8 KB and
-# 1 MB, per-socket opt-in and the attach privilege. Each subtest is one
-# PASS or FAIL line here.
+# The series' selftests/bpf tests, run by the kernel tree's own test_progs
+# (scripts/build-selftests.sh): tcp_tsq (the limit in force, the floor, a
+# group's bound, a policy for running connections, the owner, the attach
+# privilege, the congestion control kfuncs refused to tcp_tsq_ops and to
+# an extension), and tcpbpf_user, which the series must leave passing.
+# bbr and dctcp are modules in this kernel, loaded first: their kfuncs
+# then come from module BTF. Each subtest is a PASS or FAIL line here.
 . "$(dirname "$0")/lib.sh"
 
-"$OUT/test_progs" >"$TMP/test_progs.out" 2>&1
+ST=$OUT/selftests
+for m in tcp_bbr tcp_dctcp; do
+	modprobe "$m" || fail "modprobe $m"
+done
+check "bbr and dctcp are modules, loaded" 'b == 1 && d == 1' \
+	b="$([ -d /sys/module/tcp_bbr/sections ] && echo 1 || echo 0)" \
+	d="$([ -d /sys/module/tcp_dctcp/sections ] && echo 1 || echo 0)"
+
+# test_progs finds its helpers and programs beside it.
+cd "$ST" || fail "no $ST"
+./test_progs -v -t tcp_tsq,tcpbpf_user >"$TMP/test_progs.out" 2>&1
 rc=$?
 while IFS= read -r line; do
 	case $line in
-	"PASS: "*) pass "${line#PASS: }" ;;
-	"FAIL: "*) fail "${line#FAIL: }" ;;
-	*) echo "$line" ;;
+	"#"*/*:OK) pass "${line#\#}" ;;
+	"#"*/*:FAIL) fail "${line#\#}" ;;
+	"#"*:OK) pass "${line#\#}" ;;
+	"#"*:FAIL) fail "${line#\#}" ;;
+	"#"*:SKIP) echo "# ${line#\#}" ;;
+	*:printf:*|test_*:*) echo "# $line" ;;
 	esac
 done <"$TMP/test_progs.out"
-grep -q '^tcp_tsq_ops: [0-9]* passed, 0 failed$' "$TMP/test_progs.out" && [ "$rc" = 0 ] ||
-	fail "test_progs: exit $rc, $(tail -1 "$TMP/test_progs.out")"
+summary=$(grep '^Summary:' "$TMP/test_progs.out")
+log "test_progs: exit $rc, $summary"
+check "test_progs: both tests, no failure" 'rc == 0 && s ~ /^Summary: 2\/[0-9]+ PASSED, [0-9]+ SKIPPED, 0 FAILED$/' \
+	rc="$rc" s="$summary"
+[ "$rc" = 0 ] || tail -40 "$TMP/test_progs.out" | sed 's/^/# /'
 check_dmesg selftests
 finish

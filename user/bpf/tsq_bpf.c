@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -28,7 +27,6 @@
 enum pin_kind {
 	PIN_MAP,		/* the map */
 	PIN_TRACING,		/* the program attached where its SEC() says; the link */
-	PIN_CGROUP,		/* the program attached at the cgroup2 root; the link */
 	PIN_PROG,		/* the program, unattached: an iterator others run */
 	PIN_STRUCT_OPS,		/* the struct_ops map's link: what marks tsq attached */
 };
@@ -46,16 +44,14 @@ static const struct pin {
 #define MAP(n, m)	{ n, PIN_MAP, offsetof(struct tsq_cgroup, maps.m) }
 #define PROG(n, k, p)	{ n, k, offsetof(struct tsq_cgroup, progs.p) }
 	MAP(TSQ_PIN_POLICY, tsq_cgrp_policy),	/* cgroup storage: struct tsq_policy */
-	MAP(TSQ_PIN_CTL, tsq_ctl),		/* struct tsq_ctl */
 	MAP(TSQ_PIN_STATS, tsq_stats),		/* per-CPU struct tsq_stats by cgroup id */
-	MAP(TSQ_PIN_STATE, tsq_cgrp_state),	/* struct tsq_cgrp_state by cgroup id */
 	MAP(TSQ_PIN_SOCKS, tsq_cgrp_socks),	/* struct tsq_cgrp_socks by cgroup id */
 	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
 	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
 	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */
 	PROG("rmdir", PIN_TRACING, policy_rmdir),	/* removed cgroups */
-	PROG("optin", PIN_CGROUP, policy_opt_in),	/* sock_ops: opt sockets in */
-	PROG(TSQ_PIN_SYNC, PIN_PROG, policy_sync),	/* iter/tcp: opt sockets in/out */
+	PROG(TSQ_PIN_SYNC, PIN_PROG, policy_sync),	/* iter/tcp: policy to sockets */
+	PROG(TSQ_PIN_QUEUED, PIN_PROG, policy_queued),	/* iter/tcp: bytes in queues */
 	{ TSQ_PIN_LINK, PIN_STRUCT_OPS, offsetof(struct tsq_cgroup, maps.tsq_policy) },
 #undef MAP
 #undef PROG
@@ -235,24 +231,6 @@ static int pin_prog(struct bpf_program *prog, const char *name)
 	return pin_fd(bpf_program__fd(prog), name);
 }
 
-/* The sock_ops program that opts sockets with a policy in to the hook,
- * at the cgroup2 root so that it sees every new connection.
- */
-static int attach_optin(struct bpf_program *prog, const char *name)
-{
-	char root[4096];
-	struct bpf_link *link;
-	int err, fd;
-
-	err = tsq_cgroup_mount(root, sizeof(root)) ?: tsq_cgroup_open(root, "", &fd);
-	if (err)
-		return err;
-	link = bpf_program__attach_cgroup(prog, fd);
-	err = link ? 0 : -errno;
-	close(fd);
-	return link ? pin_attached(link, name) : err;
-}
-
 /* Pin one entry of pins[]; link is the struct_ops link already made. */
 static int pin_one(struct tsq_cgroup *skel, const struct pin *p, struct bpf_link *link)
 {
@@ -261,8 +239,6 @@ static int pin_one(struct tsq_cgroup *skel, const struct pin *p, struct bpf_link
 		return pin_map(skel_ptr(skel, p), p->name);
 	case PIN_TRACING:
 		return attach_pinned(skel_ptr(skel, p), p->name);
-	case PIN_CGROUP:
-		return attach_optin(skel_ptr(skel, p), p->name);
 	case PIN_PROG:
 		return pin_prog(skel_ptr(skel, p), p->name);
 	case PIN_STRUCT_OPS:
@@ -324,6 +300,28 @@ unlock:
 	return err;
 }
 
+static void clear_policy(int fd, const char *path, int depth, void *arg)
+{
+	bpf_map_delete_elem(*(int *)arg, &fd);
+}
+
+/* Stock TSQ for the sockets of the caller's netns: no policy left for
+ * policy_sync to give them. A socket keeps what was set until then, as
+ * it keeps what a bpf_setsockopt() set after its program is gone.
+ */
+static int clear_policies(void)
+{
+	char mount[4096];
+	int fd = tsq_pinned(TSQ_PIN_POLICY), err;
+
+	if (fd < 0)
+		return fd;
+	err = tsq_cgroup_mount(mount, sizeof(mount)) ?:
+	      tsq_cgroup_walk(mount, "", clear_policy, &fd);
+	close(fd);
+	return err ?: tsq_bump_gen();
+}
+
 int tsq_reset(void)
 {
 	int lock = lock_pins(), fd, err = 0;
@@ -332,7 +330,8 @@ int tsq_reset(void)
 		return lock;
 	fd = tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
-		if (bpf_link_detach(fd))
+		err = clear_policies();
+		if (bpf_link_detach(fd) && !err)
 			err = -errno;
 		close(fd);
 	}
@@ -350,13 +349,11 @@ __u32 tsq_link_id(int fd)
 	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-/* Run the pinned policy_sync iterator to its end: it does its work as it
- * visits each socket and prints nothing.
- */
-static int sync_sockets(void)
+int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *arg),
+		 void *arg)
 {
-	int prog = tsq_pinned(TSQ_PIN_SYNC), link, iter, err = 0;
-	char buf[64];
+	int prog = tsq_pinned(name), link, iter, err = 0;
+	char buf[4096];
 	ssize_t n;
 
 	if (prog < 0)
@@ -370,27 +367,16 @@ static int sync_sockets(void)
 	if (iter < 0)
 		return -errno;
 	while ((n = read(iter, buf, sizeof(buf))) > 0)
-		;
+		if (fn && (err = fn(buf, n, arg)))
+			break;
 	if (n < 0)
 		err = -errno;
 	close(iter);
 	return err;
 }
 
-/* Atomic, through the mapped array: cgroup_rmdir bumps it too. */
+/* policy_sync does its work as it visits each socket and prints nothing. */
 int tsq_bump_gen(void)
 {
-	int fd = tsq_pinned(TSQ_PIN_CTL);
-	long page = sysconf(_SC_PAGESIZE);
-	struct tsq_ctl *ctl;
-
-	if (fd < 0)
-		return fd;
-	ctl = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (ctl == MAP_FAILED)
-		return -errno;
-	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
-	munmap(ctl, page);
-	return sync_sockets();
+	return tsq_run_iter(TSQ_PIN_SYNC, NULL, NULL);
 }

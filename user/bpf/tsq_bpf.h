@@ -16,11 +16,10 @@
  */
 #define TSQ_PIN_LINK		"link"
 #define TSQ_PIN_POLICY		"policy"
-#define TSQ_PIN_CTL		"ctl"
 #define TSQ_PIN_STATS		"stats"
-#define TSQ_PIN_STATE		"state"
 #define TSQ_PIN_SOCKS		"socks"
 #define TSQ_PIN_SYNC		"sync"
+#define TSQ_PIN_QUEUED		"queued"
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
 bool tsq_hook_present(void);
@@ -31,7 +30,10 @@ bool tsq_hook_present(void);
  */
 int tsq_attach(void);
 
-/* Detach and unpin: every socket back to stock TSQ at once. */
+/* Detach and unpin, after the established sockets of the caller's netns
+ * went back to stock TSQ; sockets elsewhere keep their policy until they
+ * close.
+ */
 int tsq_reset(void);
 
 struct tsq_cgroup;
@@ -58,10 +60,16 @@ int tsq_pinned(const char *name);
 /* The id of a BPF link, for messages; 0 if the kernel would not say. */
 __u32 tsq_link_id(int fd);
 
-/* After a policy change: make sockets resolve their policy again, and opt
- * the established sockets of the caller's netns in to the hook or out of
- * it as their cgroup now has a policy or not.
+/* After a policy change: give the established sockets of the caller's
+ * netns the policy their cgroup has now (policy_sync); new connections
+ * get it when they are established.
  */
 int tsq_bump_gen(void);
+
+/* Run the pinned iterator name to its end: its output goes to fn, in
+ * pieces of any size, if fn is not NULL. 0 or -errno.
+ */
+int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *arg),
+		 void *arg);
 
 #endif /* __TSQ_BPF_H */

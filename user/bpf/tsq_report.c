@@ -3,12 +3,12 @@
  * maps. A socket is counted in the cgroup it was created in
  * (tsq_cgrp_socks); the walk adds each cgroup's count to the nearest
  * cgroup at or above it that has a policy, which is the one the socket
- * follows.
+ * follows. Bytes in queues come from one run of the policy_queued
+ * iterator, by policy cgroup.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -21,7 +21,7 @@
 
 struct walk_ctx {
 	struct tsq_report *r;
-	int policy, stats, state, socks, ncpu, err;
+	int policy, stats, socks, ncpu, err;
 	/* Index + 1 of the entry that covers each level; 0: none. */
 	size_t owner[TSQ_CGROUP_WALK_DEPTH + 1];
 	struct tsq_stats *percpu;
@@ -51,53 +51,71 @@ static struct tsq_cgrp_report *add(struct walk_ctx *c, const char *path, __u64 i
 	return e;
 }
 
-/* The BPF side's window: bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
-static __u64 now_window(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec) >> TSQ_WINDOW_SHIFT;
-}
-
 /* c->percpu holds the entry's per-CPU statistics if has_stats. */
 static void sum_stats(struct walk_ctx *c, struct tsq_cgrp_report *e, bool has_stats)
 {
-	struct tsq_cgrp_state st;
-	__s64 queued = 0, active = 0;
-	__u64 now;
-
 	if (has_stats) {
 		for (int i = 0; i < c->ncpu; i++) {
-			e->sum.limit_calls += c->percpu[i].limit_calls;
-			e->sum.tso_calls += c->percpu[i].tso_calls;
 			e->sum.throttles += c->percpu[i].throttles;
 			e->sum.limit_bytes += c->percpu[i].limit_bytes;
 			e->sum.limit_samples += c->percpu[i].limit_samples;
+			e->sum.group_throttles += c->percpu[i].group_throttles;
 		}
 	}
 	if (e->sum.limit_samples)
 		e->limit_mean = e->sum.limit_bytes / e->sum.limit_samples;
-	/* Each socket counts in the slot of the window of its last call: the
-	 * current and the previous window together hold the active ones.
-	 * The window is read after the entry: a walk of many cgroups takes
-	 * longer than two windows, and a window read at its start would find
-	 * every later entry's slots newer than itself.
-	 */
-	if (bpf_map_lookup_elem(c->state, &e->id, &st))
+}
+
+static struct tsq_cgrp_report *find(struct tsq_report *r, __u64 id)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->v[i].id == id)
+			return &r->v[i];
+	return NULL;
+}
+
+/* The records may come cut anywhere: keep the part of one. */
+struct queued_ctx {
+	struct tsq_report *r;
+	struct tsq_queued_rec rec;
+	size_t have;
+};
+
+static void add_queued(struct tsq_report *r, const struct tsq_queued_rec *q)
+{
+	struct tsq_cgrp_report *e = find(r, q->cgid);
+
+	if (!e)
 		return;
-	now = now_window();
-	for (int s = 0; s < 2; s++) {
-		if (st.win[s] == now || st.win[s] + 1 == now) {
-			active += (__s32)st.active[s];
-			queued += (__s64)st.queued[s];
+	if (q->wmem)
+		e->queued_sockets++;
+	/* The group's count is the same in each of its sockets' records. */
+	if (q->budget)
+		e->queued = q->group_queued > 0 ? q->group_queued : 0;
+	else
+		e->queued += q->wmem;
+}
+
+static int on_queued(const void *buf, size_t len, void *arg)
+{
+	struct queued_ctx *q = arg;
+	const char *p = buf;
+
+	while (len) {
+		size_t n = sizeof(q->rec) - q->have;
+
+		if (n > len)
+			n = len;
+		memcpy((char *)&q->rec + q->have, p, n);
+		q->have += n;
+		p += n;
+		len -= n;
+		if (q->have == sizeof(q->rec)) {
+			add_queued(q->r, &q->rec);
+			q->have = 0;
 		}
 	}
-	/* A slot recycled while another CPU added to it may hold a little
-	 * less than nothing.
-	 */
-	e->active = active > 0 ? active : 0;
-	e->queued = queued > 0 ? queued : 0;
+	return 0;
 }
 
 static void visit(int fd, const char *path, int depth, void *arg)
@@ -141,7 +159,8 @@ static void close_fd(int fd)
 
 int tsq_report_collect(const char *mount, struct tsq_report *r)
 {
-	struct walk_ctx c = { .r = r, .policy = -1, .stats = -1, .state = -1, .socks = -1 };
+	struct walk_ctx c = { .r = r, .policy = -1, .stats = -1, .socks = -1 };
+	struct queued_ctx q = { .r = r };
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -153,16 +172,15 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 		return -ENOMEM;
 	c.policy = tsq_pinned(TSQ_PIN_POLICY);
 	c.stats = tsq_pinned(TSQ_PIN_STATS);
-	c.state = tsq_pinned(TSQ_PIN_STATE);
 	c.socks = tsq_pinned(TSQ_PIN_SOCKS);
 	err = c.policy < 0 ? c.policy : c.stats < 0 ? c.stats :
-	      c.state < 0 ? c.state : c.socks < 0 ? c.socks : 0;
-	if (!err) {
+	      c.socks < 0 ? c.socks : 0;
+	if (!err)
 		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
-	}
+	if (!err)
+		err = tsq_run_iter(TSQ_PIN_QUEUED, on_queued, &q);
 	close_fd(c.policy);
 	close_fd(c.stats);
-	close_fd(c.state);
 	close_fd(c.socks);
 	free(c.percpu);
 	if (err)
@@ -193,18 +211,16 @@ void tsq_report_print(const struct tsq_report *r)
 		print_bool(PRINT_JSON, "policy", NULL, e->policy.flags);
 		if (!e->policy.flags)
 			print_string(PRINT_FP, NULL, "%s", " (no policy)");
-		print_u64(PRINT_JSON, "limit_calls", NULL, e->sum.limit_calls);
-		print_u64(PRINT_JSON, "tso_calls", NULL, e->sum.tso_calls);
 		print_u64(PRINT_JSON, "throttles", NULL, e->sum.throttles);
+		print_u64(PRINT_JSON, "group_throttles", NULL, e->sum.group_throttles);
 		print_u64(PRINT_JSON, "limit_mean", NULL, e->limit_mean);
 		print_s64(PRINT_ANY, "sockets", "\n  sockets %lld", e->sockets);
-		print_uint(PRINT_ANY, "active_sockets", " active %u", e->active);
+		print_uint(PRINT_ANY, "queued_sockets", " queueing %u", e->queued_sockets);
 		print_u64(PRINT_JSON, "queued_bytes", NULL, e->queued);
 		print_string(PRINT_FP, NULL, " queued %s", q);
+		print_u64(PRINT_FP, NULL, "\n  throttles %llu", e->sum.throttles);
 		print_string(PRINT_FP, NULL, " limit-mean %s", m);
-		print_u64(PRINT_FP, NULL, "\n  calls %llu", e->sum.limit_calls);
-		print_u64(PRINT_FP, NULL, " tso-calls %llu", e->sum.tso_calls);
-		print_u64(PRINT_FP, NULL, " throttles %llu", e->sum.throttles);
+		print_u64(PRINT_FP, NULL, " group-throttles %llu", e->sum.group_throttles);
 		print_nl();
 		close_json_object();
 	}

@@ -13,10 +13,11 @@ struct tsq_cgrp_report {
 	__u64 id;
 	struct tsq_policy policy;	/* flags 0: statistics left from one */
 	struct tsq_stats sum;	/* over CPUs */
-	__u64 limit_mean;	/* bytes */
-	__u32 active;		/* sockets that called in the last two windows ... */
-	__u64 queued;		/* ... and the bytes they held in queues then */
+	__u64 limit_mean;	/* bytes, at throttles */
 	__s64 sockets;		/* established, in the cgroups the policy covers */
+	__u64 queued;		/* bytes in queues: the group's with a budget,
+				 * else the caller's netns' sockets' */
+	__u32 queued_sockets;	/* sockets with bytes in queues (caller's netns) */
 };
 
 struct tsq_report {

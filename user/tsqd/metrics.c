@@ -16,21 +16,19 @@ static const struct family {
 	int kind;
 } families[] = {
 #define F(n, t, h, field, k) { n, t, h, offsetof(struct tsq_cgrp_report, field), k }
-	F("tsq_limit_calls_total", "counter", "TSQ limit callbacks on the cgroup's sockets.",
-	  sum.limit_calls, U64),
-	F("tsq_tso_calls_total", "counter", "TSO sizing callbacks on the cgroup's sockets.",
-	  sum.tso_calls, U64),
-	F("tsq_throttles_total", "counter", "Times a socket was held back by its TSQ limit.",
+	F("tsq_throttles_total", "counter", "Times a socket was held back by its own TSQ limit.",
 	  sum.throttles, U64),
-	F("tsq_limit_bytes_sum", "counter", "Sum of the limits returned; divide by _count.",
+	F("tsq_limit_bytes_sum", "counter", "Sum of the limits in force at those times; divide by _count.",
 	  sum.limit_bytes, U64),
-	F("tsq_limit_bytes_count", "counter", "Limits returned.",
+	F("tsq_limit_bytes_count", "counter", "Limits summed in tsq_limit_bytes_sum.",
 	  sum.limit_samples, U64),
+	F("tsq_group_throttles_total", "counter", "Times a socket waited for room in the cgroup's budget.",
+	  sum.group_throttles, U64),
 	F("tsq_sockets", "gauge", "Established TCP sockets the policy covers.",
 	  sockets, S64),
-	F("tsq_active_sockets", "gauge", "Sockets that sent in the last 67 ms window.",
-	  active, U32),
-	F("tsq_queued_bytes", "gauge", "sk_wmem_alloc of the active sockets (estimate).",
+	F("tsq_queued_sockets", "gauge", "Sockets of tsqd's netns with bytes in queues.",
+	  queued_sockets, U32),
+	F("tsq_queued_bytes", "gauge", "Bytes in queues: the budget's count, else tsqd's netns' sockets'.",
 	  queued, U64),
 #undef F
 };

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build test_progs from the patched kernel tree's selftests/bpf: the real
+# runner and helpers (network_helpers, cgroup_helpers, cap_helpers), with
+# the tests that the series adds or touches. The full suite is some 350
+# tests and 800 BPF programs, an hour of compiling on two cores; the
+# others are left out of the tree it builds, nothing else changes.
+#
+# usage: build-selftests.sh OUTDIR
+#   -> OUTDIR/selftests/test_progs. Needs the kernel that
+#   scripts/build-kernel.sh built (OUTDIR/kernel/vmlinux, its BTF).
+#   KERNEL_SRC=DIR builds from a patched tree of DIR instead of Debian's
+#   tarball and kernel/patches (a series under development).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: build-selftests.sh OUTDIR}
+tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+cache=${TSQ_CACHE:-/var/cache/tsq}
+jobs=${JOBS:-$(nproc)}
+vmlinux=$out/kernel/vmlinux
+# The series' tests, and the ones it must keep passing.
+tests=(tcp_tsq tcpbpf_user)
+progs=(tcp_tsq tcp_tsq_kfunc tcp_tsq_kfunc_mod tcp_tsq_kfunc_ca test_tcpbpf_kern)
+
+msg() { printf '  %-8s %s\n' "$1" "$2" >&2; }
+die() { echo "build-selftests: $*" >&2; exit 1; }
+
+[ -s "$vmlinux" ] || die "$vmlinux missing: make kernel first"
+vmlinux=$(readlink -f "$vmlinux")
+clang=$(command -v clang-19 || command -v clang) || die "clang missing"
+llvm=${clang#*clang}
+
+patches=()
+for p in "$top"/kernel/patches/*.patch; do
+	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
+done
+key=$( { stat -c '%s-%Y' "$tarball"; cat "$0"; sha256sum "$vmlinux"
+	echo "${KERNEL_SRC:-}"; cat "${patches[@]}"; } | sha256sum | cut -c1-16)
+art=$cache/selftests/$key
+mkdir -p "$out" "$cache/selftests"
+exec 9>"$cache/.kernel.lock"
+if ! flock -n 9; then
+	msg WAIT "another build holds $cache/.kernel.lock"
+	flock 9
+fi
+if [ -x "$art/test_progs" ]; then
+	msg CACHED "selftests $key"
+	ln -sfn "$art" "$out/selftests"
+	exit 0
+fi
+
+start=$(date +%s)
+tree=$cache/src/selftests
+rm -rf "$tree"
+if [ -n "${KERNEL_SRC:-}" ]; then
+	msg TREE "$KERNEL_SRC"
+	cp -al "$KERNEL_SRC" "$tree"
+else
+	pristine=$cache/src/pristine-$(stat -c '%s-%Y' "$tarball")
+	[ -f "$pristine/.tsq-complete" ] || die "$pristine missing: make kernel first"
+	msg TREE "$pristine + series"
+	cp -al "$pristine" "$tree"
+	for p in "${patches[@]}"; do
+		(cd "$tree" && patch -p1 -s --no-backup-if-mismatch) <"$p" ||
+			die "$(basename "$p") does not apply"
+	done
+fi
+# Leave out the other tests and their programs: unlink, the tree's files
+# are hard links of the source's.
+st=$tree/tools/testing/selftests/bpf
+for f in "$st"/prog_tests/*.c; do
+	n=${f##*/}
+	[[ " ${tests[*]} " == *" ${n%.c} "* ]] || rm "$f"
+done
+for f in "$st"/progs/*.c; do
+	n=${f##*/}
+	[[ " ${progs[*]} " == *" ${n%.c} "* ]] || rm "$f"
+done
+
+msg MAKE "test_progs (-j$jobs)"
+rm -rf "$art.tmp"
+mkdir -p "$art.tmp"
+# The skeleton lists that name left-out programs are emptied; so are the
+# extra files (bpf_testmod.ko, ...) that only left-out tests use.
+make -s -C "$st" -j"$jobs" OUTPUT="$art.tmp/" VMLINUX_BTF="$vmlinux" \
+	CLANG="$clang" LLC="llc$llvm" LLVM_STRIP="llvm-strip$llvm" \
+	LSKELS= LSKELS_SIGNED= LSKELS_EXTRA= LINKED_SKELS= TRUNNER_EXTRA_FILES= \
+	"$art.tmp/test_progs" >/dev/null
+cp "$st/config" "$art.tmp/config"
+rm -rf "$art"
+mv "$art.tmp" "$art"
+ln -sfn "$art" "$out/selftests"
+msg DONE "selftests $key in $(( $(date +%s) - start ))s"
