@@ -38,9 +38,16 @@ stock=${TSQ_STOCK:-0}
 
 src_id=$(stat -c '%s-%Y' "$tarball")
 cfg_key=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
-# Only the diffs count: rewording a commit message keeps the cache.
+# Only the diffs of what the kernel is built from count: rewording a
+# commit message, or changing the series' selftests or documentation,
+# keeps the cache.
+kernel_diffs() {
+	awk '/^diff --git / { on = $3 !~ /^a\/(Documentation|tools)\// && $3 != "a/MAINTAINERS" }
+	     /^-- $/ { on = 0 }
+	     on' "$@"
+}
 key=$( { echo "$src_id stock=$stock"; cat "${fragments[@]}" "$0"
-	[ ${#patches[@]} -eq 0 ] || sed -n '/^diff --git/,/^-- $/p' "${patches[@]}"; } |
+	[ ${#patches[@]} -eq 0 ] || kernel_diffs "${patches[@]}"; } |
 	sha256sum | cut -c1-16)
 art=$cache/kernel/$key
 link=$out/kernel
