@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsq: per-cgroup TCP Small Queues policy with BPF.
 #
-#   make              kernel (cached), libbpf + bpftool, tsqd, tsqctl, BPF objects
+#   make              libbpf + bpftool, tsqd, tsqctl, BPF objects (no kernel)
 #   make tests        the test programs, test BPF objects and unit tests
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
+#   make vmlinux-h    vmlinux/ARCH/vmlinux.h from the patched kernel's BTF
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
 #   make bench        scenarios, hook overhead, zero cost: bench/results/
@@ -32,13 +33,27 @@ ifeq ($(DEBUG),1)
 KERNEL_DIR := $(OUTPUT)/kernel-debug
 endif
 VMLINUX := $(KERNEL_DIR)/vmlinux
-VMLINUX_H ?= $(OUTPUT)/vmlinux.h
+
+# The BPF side's vmlinux.h is kept in the tree per architecture, as
+# libbpf-tools keeps it: vmlinux/ARCH/vmlinux.h points at the versioned
+# header that make vmlinux-h generates from the patched kernel, so user
+# space builds without a kernel build. VMLINUX_H= uses another (a file
+# named vmlinux.h: the sources include it by that name).
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	      -e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+VMLINUX_H_DIR ?= vmlinux/$(BPF_ARCH)
+VMLINUX_H ?= $(VMLINUX_H_DIR)/vmlinux.h
+ifneq ($(notdir $(VMLINUX_H)),vmlinux.h)
+$(error VMLINUX_H=$(VMLINUX_H): the file must be named vmlinux.h)
+endif
 
 CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter $(EXTRA_CFLAGS)
 INCLUDES := -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
 LDLIBS := $(LIBBPF_A) -lelf -lz -lpthread
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	      -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
+# Not -I$(OUTPUT): a vmlinux.h left there would shadow VMLINUX_H, and the
+# .d files would name it.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+	      -I$(dir $(VMLINUX_H)) -I$(TOOLS)/include -Iinclude
 
 # Every user-space object, once, below $(OBJ) at its source's path, with
 # its header dependencies in a .d file beside it.
@@ -60,8 +75,8 @@ TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown
 vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
-.PHONY: all tests deps kernel tools check check-host check-vm demo bench help clean \
-	distclean install uninstall
+.PHONY: all tests deps kernel tools vmlinux-h check check-host check-vm demo bench help \
+	clean distclean install uninstall
 
 # The product: what make install installs and the BPF objects it loads.
 all: $(BPF_OBJS) $(SKELS) $(PROGS)
@@ -79,7 +94,7 @@ print-%:
 
 help:
 	@sed -n 's/^#   //p' Makefile
-	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H= EXTRA_CFLAGS='
+	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H=$(VMLINUX_H) EXTRA_CFLAGS='
 	@echo '             TSQ_CACHE=/var/cache/tsq (kernel and tools cache)'
 	@echo '             TSQ_TOOLS_CACHE=$$TSQ_CACHE/tools (libbpf + bpftool only)'
 
@@ -94,14 +109,17 @@ kernel: | deps
 tools: | deps
 	$(Q)scripts/build-tools.sh $(OUTPUT)
 
-$(VMLINUX): kernel
+# Regenerate the committed header after a change of the series (and
+# commit it); tests/host/test_vmlinux_h.sh fails while they differ.
+# From the non-debug kernel: lockdep changes the types.
+vmlinux-h: kernel tools
+	$(Q)[ "$(DEBUG)" = 0 ] || { echo "make vmlinux-h: DEBUG=0 only" >&2; exit 1; }
+	$(call msg,GEN,$(VMLINUX_H_DIR))
+	$(Q)scripts/gen-vmlinux-h.sh $(BPFTOOL) $(KERNEL_DIR) $(VMLINUX_H_DIR)
 
-$(OUTPUT)/vmlinux.h: $(VMLINUX) | $(OUTPUT) tools
-	$(call msg,GEN,$@)
-	$(Q)$(BPFTOOL) btf dump file $(VMLINUX) format c > $@.tmp
-	$(Q)grep -q 'struct tcp_tsq_ops {' $@.tmp || \
-		{ echo "$(VMLINUX) has no struct tcp_tsq_ops: not the patched kernel" >&2; exit 1; }
-	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(VMLINUX_H):
+	@echo "$@ missing: no vmlinux.h for $(BPF_ARCH) in the tree (make vmlinux-h makes it)" >&2
+	@exit 1
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
@@ -201,21 +219,22 @@ $(OUTPUT)/test_progs: $(ST_OBJS) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
-check: all tests
+# Only these boot the guest kernel: only they build it.
+check: all tests kernel
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
 check-host: all tests
 	$(Q)tests/host/run
 
-check-vm: all tests
+check-vm: all tests kernel
 	$(Q)DEBUG=$(DEBUG) tests/vm/run-tests $(TESTS)
 
-demo: all tests
+demo: all tests kernel
 	$(Q)tests/vm/run-vm -- demo/demo.sh
 
 # Long (49 min under TCG in the committed run): not part of check.
 # bench/run -h for knobs.
-bench: all tests
+bench: all tests kernel
 	$(Q)bench/run
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
