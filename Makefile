@@ -10,6 +10,7 @@
 #   make bench        scenarios, hook overhead, zero cost: bench/results/
 #   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
+#   make deb          the user-space Debian package: .output/deb/tsq_*.deb
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0
@@ -70,13 +71,13 @@ TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
-TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
 .PHONY: all tests deps kernel tools vmlinux-h check check-host check-vm demo bench help \
-	clean distclean install uninstall
+	clean distclean install uninstall deb
 
 # The product: what make install installs and the BPF objects it loads.
 all: $(BPF_OBJS) $(SKELS) $(PROGS)
@@ -100,8 +101,13 @@ help:
 
 # The kernel and tools scripts keep their own cache; these rules always
 # ask them, and they answer in a second when nothing changed.
+# NO_DEPS=1: the caller has what is needed (debian/rules: Build-Depends).
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh)
+
+# What one target needs on top (scripts/install-deps.sh SET).
+deps-deb:
+	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh $(patsubst deps-%,%,$@))
 
 kernel: | deps
 	$(Q)scripts/build-kernel.sh $(OUTPUT) $(DEBUG)
@@ -160,8 +166,8 @@ $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Link order: ours, then libtsq-bpf, libtsq, libbpf (link_libc: no libbpf).
-link_libc = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
-link = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
+link_libc = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
+link = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
 
 $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
@@ -219,8 +225,9 @@ $(OUTPUT)/test_progs: $(ST_OBJS) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
-# Only these boot the guest kernel: only they build it.
-check: all tests kernel
+# Only these boot the guest kernel: only they build it. check also
+# installs the package it builds (tests/host/test_deb.sh, t_deb.sh).
+check: all tests kernel deb
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
 check-host: all tests
@@ -236,6 +243,12 @@ demo: all tests kernel
 # bench/run -h for knobs.
 bench: all tests kernel
 	$(Q)bench/run
+
+# The user-space package from a copy of this tree, as dpkg-buildpackage
+# -us -uc -b builds it; debian/rules runs make all and make install.
+DEB_DIR := $(OUTPUT)/deb
+deb: | deps-deb
+	$(Q)scripts/build-deb.sh $(DEB_DIR)
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
