@@ -11,6 +11,8 @@
 #   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
 #   make deb          the user-space Debian package: .output/deb/tsq_*.deb
+#   make kernel-deb   the patched kernel as Debian packages, Debian's config
+#                     (KFLAVOUR=cloud-amd64, KCONFIG=/boot/config-...)
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0
@@ -77,7 +79,7 @@ vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
 .PHONY: all tests deps kernel tools vmlinux-h check check-host check-vm demo bench help \
-	clean distclean install uninstall deb
+	clean distclean install uninstall deb kernel-deb kernel-deb-config
 
 # The product: what make install installs and the BPF objects it loads.
 all: $(BPF_OBJS) $(SKELS) $(PROGS)
@@ -106,7 +108,7 @@ deps:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh)
 
 # What one target needs on top (scripts/install-deps.sh SET).
-deps-deb:
+deps-deb deps-kernel-deb:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh $(patsubst deps-%,%,$@))
 
 kernel: | deps
@@ -226,8 +228,9 @@ $(OUTPUT)/test_progs: $(ST_OBJS) | tools
 	$(Q)$(link)
 
 # Only these boot the guest kernel: only they build it. check also
-# installs the package it builds (tests/host/test_deb.sh, t_deb.sh).
-check: all tests kernel deb
+# installs the package it builds (tests/host/test_deb.sh, t_deb.sh) and
+# merges the kernel config (test_kconfig.sh).
+check: all tests kernel deb | deps-kernel-deb
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
 check-host: all tests
@@ -249,6 +252,19 @@ bench: all tests kernel
 DEB_DIR := $(OUTPUT)/deb
 deb: | deps-deb
 	$(Q)scripts/build-deb.sh $(DEB_DIR)
+
+# The patched kernel as linux-image and linux-headers packages, from
+# Debian's config for KFLAVOUR or from KCONFIG, with kernel/config-tsq
+# (and KFRAGMENTS) merged: scripts/build-kernel-deb.sh. Long: a
+# distribution's kernel and its modules, with debug information for
+# BTF. kernel-deb-config stops after the merge.
+TSQ_CACHE ?= /var/cache/tsq
+KDEB_DIR ?= $(TSQ_CACHE)/kernel-deb
+kernel-deb: | deps-kernel-deb
+	$(Q)scripts/build-kernel-deb.sh $(KDEB_DIR)
+
+kernel-deb-config: | deps-kernel-deb
+	$(Q)scripts/build-kernel-deb.sh --config-only $(KDEB_DIR)
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
