@@ -102,7 +102,14 @@ help:
 	@echo '             TSQ_TOOLS_CACHE=$$TSQ_CACHE/tools (libbpf + bpftool only)'
 
 # The kernel and tools scripts keep their own cache; these rules always
-# ask them, and they answer in a second when nothing changed.
+# ask them, and they answer in a second when nothing changed. They run
+# makes of their own (libbpf's, bpftool's, the kernel's), which must not
+# see this one's command-line variables (MAKEFLAGS, and make exports
+# them): libbpf's Makefile builds into $(OUTPUT), and OUTPUT= is ours
+# (debian/rules sets it); nor the build flags debian/rules gives ours,
+# which stop bpftool's build (-Werror=format-security without -Wformat).
+script = env -u MAKEFLAGS -u MFLAGS -u OUTPUT -u EXTRA_CFLAGS -u CFLAGS \
+	 -u CPPFLAGS -u LDFLAGS scripts/$(1)
 # NO_DEPS=1: the caller has what is needed (debian/rules: Build-Depends).
 deps:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh)
@@ -112,10 +119,10 @@ deps-deb deps-kernel-deb:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh $(patsubst deps-%,%,$@))
 
 kernel: | deps
-	$(Q)scripts/build-kernel.sh $(OUTPUT) $(DEBUG)
+	$(Q)$(call script,build-kernel.sh) $(OUTPUT) $(DEBUG)
 
 tools: | deps
-	$(Q)scripts/build-tools.sh $(OUTPUT)
+	$(Q)$(call script,build-tools.sh) $(OUTPUT)
 
 # Regenerate the committed header after a change of the series (and
 # commit it); tests/host/test_vmlinux_h.sh fails while they differ.
@@ -251,7 +258,7 @@ bench: all tests kernel
 # -us -uc -b builds it; debian/rules runs make all and make install.
 DEB_DIR := $(OUTPUT)/deb
 deb: | deps-deb
-	$(Q)scripts/build-deb.sh $(DEB_DIR)
+	$(Q)$(call script,build-deb.sh) $(DEB_DIR)
 
 # The patched kernel as linux-image and linux-headers packages, from
 # Debian's config for KFLAVOUR or from KCONFIG, with kernel/config-tsq
@@ -261,10 +268,10 @@ deb: | deps-deb
 TSQ_CACHE ?= /var/cache/tsq
 KDEB_DIR ?= $(TSQ_CACHE)/kernel-deb
 kernel-deb: | deps-kernel-deb
-	$(Q)scripts/build-kernel-deb.sh $(KDEB_DIR)
+	$(Q)$(call script,build-kernel-deb.sh) $(KDEB_DIR)
 
 kernel-deb-config: | deps-kernel-deb
-	$(Q)scripts/build-kernel-deb.sh --config-only $(KDEB_DIR)
+	$(Q)$(call script,build-kernel-deb.sh) --config-only $(KDEB_DIR)
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
