@@ -13,6 +13,7 @@
 #   make deb          the user-space Debian package: .output/deb/tsq_*.deb
 #   make kernel-deb   the patched kernel as Debian packages, Debian's config
 #                     (KFLAVOUR=cloud-amd64, KCONFIG=/boot/config-...)
+#   make kernel-deb-check  VM tests on that kernel, booted as Debian boots it
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0
@@ -79,7 +80,8 @@ vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
 .PHONY: all tests deps kernel tools vmlinux-h check check-host check-vm demo bench help \
-	clean distclean install uninstall deb kernel-deb kernel-deb-config
+	clean distclean install uninstall deb kernel-deb kernel-deb-config \
+	kernel-deb-check
 
 # The product: what make install installs and the BPF objects it loads.
 all: $(BPF_OBJS) $(SKELS) $(PROGS)
@@ -115,7 +117,7 @@ deps:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh)
 
 # What one target needs on top (scripts/install-deps.sh SET).
-deps-deb deps-kernel-deb:
+deps-deb deps-kernel-deb deps-kernel-boot:
 	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh $(patsubst deps-%,%,$@))
 
 kernel: | deps
@@ -272,6 +274,12 @@ kernel-deb: | deps-kernel-deb
 
 kernel-deb-config: | deps-kernel-deb
 	$(Q)$(call script,build-kernel-deb.sh) --config-only $(KDEB_DIR)
+
+# VM tests (TESTS="seeds effect") on that package's kernel, booted as
+# Debian boots it: its modules, an initramfs from initramfs-tools. Its
+# config needs KFRAGMENTS=kernel/config-deb-vm (9p for the VM's root).
+kernel-deb-check: all tests | deps-kernel-boot
+	$(Q)tests/vm/boot-kernel-deb $(KDEB_DIR) $(TESTS)
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -4,7 +4,8 @@
 # Installs only what is missing; apt-get update runs only then.
 # usage: install-deps.sh [SET]...  SET adds what one target needs:
 #   bench       bench/report.py's plots
-#   deb         make deb and its tests: dpkg-buildpackage, debhelper, lintian
+#   deb         make deb and its tests: dpkg-buildpackage, debhelper, lintian,
+#               python3 (a socket pair for tsqctl top)
 #   kernel-deb  make kernel-deb: Debian's kernel configs, bindeb-pkg's tools
 #   kernel-boot a Debian kernel package in the VM: its initramfs
 set -euo pipefail
@@ -23,7 +24,7 @@ pkgs=(
 for set in "$@"; do
 	case $set in
 	bench) pkgs+=(python3 python3-matplotlib) ;;
-	deb) pkgs+=(dpkg-dev debhelper fakeroot lintian) ;;
+	deb) pkgs+=(dpkg-dev debhelper fakeroot lintian python3) ;;
 	kernel-deb) pkgs+=(linux-config-6.12 dpkg-dev debhelper rsync xz-utils) ;;
 	kernel-boot) pkgs+=(initramfs-tools zstd) ;;
 	*) echo "install-deps: what is \"$set\"?" >&2; exit 1 ;;
