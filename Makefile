@@ -52,7 +52,7 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
-PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
+PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd $(OUTPUT)/tsq-kube
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -125,6 +125,9 @@ LIBTSQ_BPF_OBJS := $(call obj,$(wildcard user/bpf/*.c))
 
 TSQCTL_OBJS := $(call obj,$(wildcard user/tsqctl/*.c))
 TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
+# tsq-kube: libtsq's parsers, libcurl and json-c; no BPF.
+KUBE_OBJS := $(call obj,$(wildcard user/kube/*.c))
+KUBE_LDLIBS := -lcurl -ljson-c
 HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
 STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
 SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
@@ -136,6 +139,8 @@ $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(call obj,user/kube/main.c user/kube/apiclient.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(KUBE_OBJS): USER_INCLUDES += -Iuser/kube
 
 $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(call msg,AR,$@)
@@ -152,6 +157,10 @@ $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
+
+$(OUTPUT)/tsq-kube: $(KUBE_OBJS) $(LIBTSQ)
+	$(call msg,LD,$@)
+	$(Q)$(link_libc) $(KUBE_LDLIBS)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
