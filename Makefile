@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsq: per-cgroup TCP Small Queues policy with BPF.
 #
-#   make              kernel (cached), libbpf + bpftool, tsqd, tsqctl, BPF objects
+#   make              kernel (cached), libbpf + bpftool, tsqd, tsqctl, tsq-kube, BPF objects
 #   make tests        the test programs, test BPF objects and unit tests
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
 #   make bench        scenarios, hook overhead, zero cost: bench/results/
-#   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
+#   make install      tsqd, tsqctl, tsq-kube, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
 #   make help         more
 OUTPUT ?= .output
@@ -239,7 +239,7 @@ DATADIR ?= $(PREFIX)/share/tsq
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALL ?= install
-INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl
+INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl $(OUTPUT)/tsq-kube
 BPFTRACE_SCRIPTS := $(wildcard tools/bpftrace/*.bt)
 
 install:
