@@ -93,28 +93,21 @@ out:
 	close(fd);
 }
 
-static void visit_cgroup(int fd, const char *path, int depth, void *ctx)
+static int visit_proc(long pid, void *ctx)
 {
 	struct walk *w = ctx;
-	int pfd = openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	FILE *f = pfd >= 0 ? fdopen(pfd, "r") : NULL;
-	long pid;
 
-	if (!f) {
-		if (pfd >= 0)
-			close(pfd);
-		return;
+	if (w->procs++ >= TSQ_NETNS_PROCS_MAX) {
+		w->st->skipped++;
+		return 1;
 	}
-	/* 0: a process in another pid namespace than ours. */
-	while (fscanf(f, "%ld", &pid) == 1) {
-		if (w->procs++ >= TSQ_NETNS_PROCS_MAX) {
-			w->st->skipped++;
-			break;
-		}
-		if (pid > 0)
-			visit_pid(w, pid);
-	}
-	fclose(f);
+	visit_pid(w, pid);
+	return 0;
+}
+
+static void visit_cgroup(int fd, const char *path, int depth, void *ctx)
+{
+	tsq_cgroup_procs(fd, visit_proc, ctx);
 }
 
 static void *worker(void *arg)

@@ -269,16 +269,6 @@ out:
 	return ret;
 }
 
-static const char *str_at(struct json_object *o, const char *a, const char *b)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, a, &o) || !json_object_object_get_ex(o, b, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 struct list_page {
 	kube_item_fn item;
 	void *ctx;
@@ -303,8 +293,8 @@ static int on_page(struct json_object *page, void *ctx)
 {
 	struct list_page *lp = ctx;
 	struct json_object *items;
-	const char *rv = str_at(page, "metadata", "resourceVersion");
-	const char *cont = str_at(page, "metadata", "continue");
+	const char *rv = json_get_str(json_get(page, "metadata"), "resourceVersion");
+	const char *cont = json_get_str(json_get(page, "metadata"), "continue");
 	size_t n;
 	int ret;
 
@@ -312,9 +302,8 @@ static int on_page(struct json_object *page, void *ctx)
 		snprintf(lp->err, lp->errlen, "a list response with more than one JSON value");
 		return -EPROTO;
 	}
-	if (!json_object_is_type(page, json_type_object) || !rv ||
-	    !json_object_object_get_ex(page, "items", &items) ||
-	    !json_object_is_type(items, json_type_array)) {
+	items = json_get(page, "items");
+	if (!rv || !items || !json_object_is_type(items, json_type_array)) {
 		snprintf(lp->err, lp->errlen, "the list response is no list "
 			 "(no metadata.resourceVersion or items)");
 		return -EPROTO;

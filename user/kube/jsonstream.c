@@ -96,3 +96,18 @@ int json_stream_partial(const struct json_stream *s)
 {
 	return s->in_value != 0;
 }
+
+struct json_object *json_get(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_is_type(o, json_type_object) &&
+	       json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *json_get_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = json_get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}

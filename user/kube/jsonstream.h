@@ -37,4 +37,10 @@ int json_stream_feed(struct json_stream *s, const char *buf, size_t len,
 /* True if a value was begun but not completed (a cut stream). */
 int json_stream_partial(const struct json_stream *s);
 
+/* o's member key (NULL if o is NULL, no object or has none), and the same
+ * if it is a string: what the API sends is checked, never assumed.
+ */
+struct json_object *json_get(struct json_object *o, const char *key);
+const char *json_get_str(struct json_object *o, const char *key);
+
 #endif

@@ -26,6 +26,7 @@
 #include "cgroup.h"
 #include "dropin.h"
 #include "log.h"
+#include "jsonstream.h"
 #include "pod.h"
 #include "podtable.h"
 #include "quote.h"
@@ -53,20 +54,6 @@ struct agent {
 	char rv[KUBE_RV_MAX];		/* where a watch resumes */
 	unsigned int backoff_ms;
 };
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 static unsigned long hash_str(const char *s)
 {
@@ -167,8 +154,8 @@ static void set_rv(struct agent *a, const char *rv)
 static int on_event(struct json_object *ev, void *ctx)
 {
 	struct agent *a = ctx;
-	struct json_object *obj = get(ev, "object"), *code;
-	const char *type = get_str(ev, "type"), *msg;
+	struct json_object *obj = json_get(ev, "object"), *code;
+	const char *type = json_get_str(ev, "type"), *msg;
 	char q[TSQ_QUOTE_BUFSZ];
 
 	if (!type || !obj || !json_object_is_type(obj, json_type_object)) {
@@ -176,8 +163,8 @@ static int on_event(struct json_object *ev, void *ctx)
 		return 0;
 	}
 	if (!strcmp(type, "ERROR")) {
-		code = get(obj, "code");
-		msg = get_str(obj, "message");
+		code = json_get(obj, "code");
+		msg = json_get_str(obj, "message");
 		log_info("watch: error event, code %d: %s", code ? json_object_get_int(code) : 0,
 			 tsq_quote(q, sizeof(q), msg ? msg : ""));
 		return code && json_object_get_int(code) == 410 ? KUBE_GONE : -EPROTO;
@@ -190,7 +177,7 @@ static int on_event(struct json_object *ev, void *ctx)
 		log_info("an event of type \"%s\" skipped", tsq_quote(q, sizeof(q), type));
 		return 0;
 	}
-	set_rv(a, get_str(get(obj, "metadata"), "resourceVersion"));
+	set_rv(a, json_get_str(json_get(obj, "metadata"), "resourceVersion"));
 	log_debug("%s, at resourceVersion %s", type, a->rv);
 	return 0;
 }

@@ -13,25 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonstream.h"
 #include "pod.h"
 #include "conffile.h"
 #include "errmsg.h"
 #include "policy.h"
 #include "quote.h"
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *get_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
 
 bool kube_uid_valid(const char *uid)
 {
@@ -67,11 +54,12 @@ static enum kube_qos qos_class(const char *s)
 int kube_pod_read(struct json_object *obj, const char *annotation, struct kube_pod *p,
 		  char *err, size_t errlen)
 {
-	struct json_object *meta = get(obj, "metadata"), *ann = get(meta, "annotations");
-	struct json_object *status = get(obj, "status");
-	const char *uid = get_str(meta, "uid"), *mirror = get_str(ann, KUBE_MIRROR_ANNOTATION);
-	const char *ns = get_str(meta, "namespace"), *name = get_str(meta, "name");
-	const char *phase = get_str(status, "phase");
+	struct json_object *meta = json_get(obj, "metadata");
+	struct json_object *ann = json_get(meta, "annotations"), *status = json_get(obj, "status");
+	const char *uid = json_get_str(meta, "uid");
+	const char *mirror = json_get_str(ann, KUBE_MIRROR_ANNOTATION);
+	const char *ns = json_get_str(meta, "namespace"), *name = json_get_str(meta, "name");
+	const char *phase = json_get_str(status, "phase");
 	char q[TSQ_QUOTE_BUFSZ];
 
 	memset(p, 0, sizeof(*p));
@@ -88,9 +76,9 @@ int kube_pod_read(struct json_object *obj, const char *annotation, struct kube_p
 		strcpy(p->ns, ns);
 		strcpy(p->name, name);
 	}
-	p->node = get_str(get(obj, "spec"), "nodeName") ?: "";
-	p->policy = get_str(ann, annotation);
-	p->qos = qos_class(get_str(status, "qosClass"));
+	p->node = json_get_str(json_get(obj, "spec"), "nodeName") ?: "";
+	p->policy = json_get_str(ann, annotation);
+	p->qos = qos_class(json_get_str(status, "qosClass"));
 	p->terminal = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
 	return 0;
 }

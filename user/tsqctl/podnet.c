@@ -331,26 +331,19 @@ out:
 	close(fd);
 }
 
+static int pod_proc(long pid, void *ctx)
+{
+	char name[64], ns[64];
+
+	snprintf(name, sizeof(name), "pid %ld", pid);
+	snprintf(ns, sizeof(ns), "/proc/%ld/ns/net", pid);
+	add(ctx, name, ns);
+	return 0;
+}
+
 static void pod_procs(int fd, const char *path, int depth, void *ctx)
 {
-	int pfd = openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	FILE *f = pfd >= 0 ? fdopen(pfd, "r") : NULL;
-	char name[64], ns[64];
-	long pid;
-
-	if (!f) {
-		if (pfd >= 0)
-			close(pfd);
-		return;
-	}
-	while (fscanf(f, "%ld", &pid) == 1) {
-		if (pid <= 0)
-			continue;
-		snprintf(name, sizeof(name), "pid %ld", pid);
-		snprintf(ns, sizeof(ns), "/proc/%ld/ns/net", pid);
-		add(ctx, name, ns);
-	}
-	fclose(f);
+	tsq_cgroup_procs(fd, pod_proc, ctx);
 }
 
 /* The node's set-up, in a word: the most common way its namespaces take. */
