@@ -147,7 +147,7 @@ $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Link order: ours, then libtsq-bpf, libtsq, libbpf (link_libc: no libbpf).
-link_libc = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
+link_libc = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LINK_LIBS) -o $@
 link = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
 
 $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
@@ -158,9 +158,10 @@ $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
+$(OUTPUT)/tsq-kube: LINK_LIBS = $(KUBE_LDLIBS)
 $(OUTPUT)/tsq-kube: $(KUBE_OBJS) $(LIBTSQ)
 	$(call msg,LD,$@)
-	$(Q)$(link_libc) $(KUBE_LDLIBS)
+	$(Q)$(link_libc)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)

@@ -31,31 +31,16 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# A CA and a server certificate for 127.0.0.1, valid for a day.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-	-subj /CN=tsq-test-ca -keyout "$t/ca.key" -out "$t/ca.crt" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
-	-keyout "$t/srv.key" -out "$t/srv.csr" 2>/dev/null &&
-printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$t/ext" &&
-openssl x509 -req -in "$t/srv.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
-	-days 1 -extfile "$t/ext" -out "$t/srv.crt" 2>/dev/null ||
-	{ echo "FAIL: making the test certificates"; exit 1; }
-head -c 32 /dev/urandom | base64 | tr -d '/+=' >"$t/token"
-
-mkfifo "$t/ctl"
-"$py" "$here/apiserver.py" --cert "$t/srv.crt" --key "$t/srv.key" --token "$t/token" \
-	--control "$t/ctl" --log "$t/requests" --port-file "$t/port" --lifetime 600 &
-stub=$!
-for _ in $(seq 100); do [ -s "$t/port" ] && break; sleep 0.1; done
-port=$(cat "$t/port" 2>/dev/null)
-[ -n "$port" ] || { echo "FAIL: the stub API server did not start"; exit 1; }
-ctl() { echo "$*" >"$t/ctl"; }
+. "$here/stub.sh"
+kube_stub_start "$t" || { echo "FAIL: the stub API server did not start"; exit 1; }
+stub=$KUBE_STUB_PID
+ctl() { kube_ctl "$@"; }
 
 # start_agent DRIVER DIR [ARGS]: tsq-kube against the stub, log in $t/agent.log.
 start_agent() {
 	: >"$t/agent.log"
-	"$kube" -v --node node-1 --server "https://127.0.0.1:$port" --ca "$t/ca.crt" \
-		--token "$t/token" --cgroup-driver "$1" --dropin-dir "$2" "${@:3}" \
+	# shellcheck disable=SC2046
+	"$kube" -v --node node-1 $(kube_args) --cgroup-driver "$1" --dropin-dir "$2" "${@:3}" \
 		>>"$t/agent.log" 2>&1 &
 	agent=$!
 }

@@ -18,7 +18,10 @@ int json_stream_init(struct json_stream *s, size_t max_value, json_value_fn fn, 
 	s->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
 	if (!s->tok)
 		return -ENOMEM;
-	json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT);
+	/* Strict JSON; without the second flag a strict tokener takes the
+	 * start of the next event for trailing garbage.
+	 */
+	json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	s->in_value = 0;
 	s->max_value = max_value;
 	s->values = 0;

@@ -8,7 +8,8 @@ the test tells it through a FIFO, one command a line:
   list FILE [expire]  the next list request (paged by limit/continue) from
                       FILE, a List as `kubectl get pods -o json` prints it;
                       "expire": a continue token of it gets 410 Gone
-  events FILE         the events of FILE on the watch (now or next one):
+  events FILE         the events of FILE on the watch (now or next one),
+                      in one chunk:
                       `kubectl get pods -o json --watch --output-watch-events`
                       output; a bare Pod is ADDED (new uid) or MODIFIED
   raw TEXT            TEXT as it is, plus a newline, on the watch
@@ -84,8 +85,9 @@ def control(fifo):
                 a = arg.split()
                 lists.append((a[0], len(a) > 1 and a[1] == 'expire'))
             elif cmd == 'events':
-                for e in events(arg):
-                    watch_q.append(('data', e))
+                # One chunk for the file: events that share a read, as
+                # TCP delivers them under load.
+                watch_q.append(('data', b''.join(events(arg))))
             elif cmd == 'raw':
                 watch_q.append(('data', (arg + '\n').encode()))
             elif cmd == 'drop':

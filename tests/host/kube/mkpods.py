@@ -8,6 +8,9 @@ indent, sorted keys), for tsq-kube's offline tests.
       for them (systemd driver) in GOLDEN_DIR
   mkpods.py churn N M OUT GOLDEN_DIR      events for the first M of them
       (see churn()) and the drop-ins expected after them
+  mkpods.py list OUT NODE POD...         a List of the PODs given as
+      NAME:UID:QOS[:POLICY] (no POLICY: no annotation)
+  mkpods.py event OUT TYPE NODE POD      one event of TYPE for POD
 
 As a module: pod() builds one.
 """
@@ -182,7 +185,18 @@ def churn(n, m, out, golden):
 if __name__ == '__main__':
     if sys.argv[1] == 'many':
         many(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
+    elif sys.argv[1] in ('list', 'event'):
+        rv = int(os.environ.get('RV', '100'))
+        specs = sys.argv[4:] if sys.argv[1] == 'list' else sys.argv[5:]
+        node = sys.argv[3] if sys.argv[1] == 'list' else sys.argv[4]
+        pods = []
+        for i, spec in enumerate(specs):
+            f = spec.split(':', 3)
+            pods.append(pod(f[0], f[1], rv + i, f[2], f[3] if len(f) > 3 else None, node))
+        with open(sys.argv[2], 'w') as f:
+            f.write(dump(kube_list(pods)) if sys.argv[1] == 'list' else
+                    dump({'type': sys.argv[3], 'object': pods[0]}))
     elif sys.argv[1] == 'churn':
         churn(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])
     else:
-        sys.exit('usage: mkpods.py many N NODE OUT GOLDEN_DIR | churn N M OUT GOLDEN_DIR')
+        sys.exit('usage: mkpods.py many|churn|list|event ..., see its docstring')
