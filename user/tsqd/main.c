@@ -222,19 +222,21 @@ static void watch_conf(struct daemon *d)
 static void changed(struct daemon *d, int n)
 {
 	struct tsq_netns_sync st;
+	long long t0;
 	int err;
 
 	if (n > 0 && tsq_bump_gen())
 		log_info("could not bump the policy generation: sockets keep their cached policy");
 	if (n <= 0 || !d->ps.nr_changed)
 		goto out;
+	t0 = now_ms();
 	err = tsq_sync_cgroup_netns(mount_point, d->ps.changed, d->ps.nr_changed, &st);
 	if (err)
 		log_info("established connections in other network namespaces: %s",
 			 strerror(-err));
 	else if (st.netns || st.failed || st.skipped)
 		log_info("synced the established connections of %u network namespaces of %zu "
-			 "changed cgroups%s%s%s", st.netns, d->ps.nr_changed,
+			 "changed cgroups in %lld ms%s%s%s", st.netns, d->ps.nr_changed, now_ms() - t0,
 			 st.failed ? "; could not enter some: " : "",
 			 st.failed ? strerror(-st.err) : "",
 			 st.skipped ? "; more than the limit skipped" : "");
