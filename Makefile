@@ -141,6 +141,8 @@ $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
 $(call obj,user/kube/main.c user/kube/apiclient.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
 $(KUBE_OBJS): USER_INCLUDES += -Iuser/kube
+# libcurl's and json-c's headers come from scripts/install-deps.sh.
+$(KUBE_OBJS): | deps
 
 $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(call msg,AR,$@)
