@@ -49,26 +49,18 @@
 
 #define MAX_NETNS	1024
 
-static const char *const kind_name[PODNET_NR] = {
-	[PODNET_HOST] = "hostNetwork",
-	[PODNET_MACVLAN] = "macvlan",
-	[PODNET_IPVLAN] = "ipvlan",
-	[PODNET_BPF] = "BPF host routing",
-	[PODNET_BRIDGED] = "bridged veth",
-	[PODNET_BRIDGED_NF] = "bridged veth, br_netfilter",
-	[PODNET_ROUTED] = "routed veth",
-	[PODNET_UNKNOWN] = "unknown",
-};
-
-static const char *const kind_key[PODNET_NR] = {
-	[PODNET_HOST] = "host",
-	[PODNET_MACVLAN] = "macvlan",
-	[PODNET_IPVLAN] = "ipvlan",
-	[PODNET_BPF] = "bpf",
-	[PODNET_BRIDGED] = "bridged-veth",
-	[PODNET_BRIDGED_NF] = "bridged-veth-br-netfilter",
-	[PODNET_ROUTED] = "routed-veth",
-	[PODNET_UNKNOWN] = "unknown",
+/* Each way: its JSON key and its words in text. */
+static const struct {
+	const char *key, *name;
+} kinds[PODNET_NR] = {
+	[PODNET_HOST] = { "host", "hostNetwork" },
+	[PODNET_MACVLAN] = { "macvlan", "macvlan" },
+	[PODNET_IPVLAN] = { "ipvlan", "ipvlan" },
+	[PODNET_BPF] = { "bpf", "BPF host routing" },
+	[PODNET_BRIDGED] = { "bridged-veth", "bridged veth" },
+	[PODNET_BRIDGED_NF] = { "bridged-veth-br-netfilter", "bridged veth, br_netfilter" },
+	[PODNET_ROUTED] = { "routed-veth", "routed veth" },
+	[PODNET_UNKNOWN] = { "unknown", "unknown" },
 };
 
 bool podnet_helps(enum podnet_kind k)
@@ -354,7 +346,7 @@ static const char *most_common(const unsigned int *count)
 	for (int k = 0; k < PODNET_NR; k++)
 		if (count[k] && (best < 0 || count[k] > count[best]))
 			best = k;
-	return best < 0 ? "none" : kind_key[best];
+	return best < 0 ? "none" : kinds[best].key;
 }
 
 void podnet_print(const char *mount, podnet_advise_fn advise, void *ctx)
@@ -395,8 +387,8 @@ void podnet_print(const char *mount, podnet_advise_fn advise, void *ctx)
 		count[ns->kind]++;
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "netns", "  %s:", ns->name);
-		print_string(PRINT_JSON, "via", NULL, kind_key[ns->kind]);
-		print_string(PRINT_FP, NULL, " %s", kind_name[ns->kind]);
+		print_string(PRINT_JSON, "via", NULL, kinds[ns->kind].key);
+		print_string(PRINT_FP, NULL, " %s", kinds[ns->kind].name);
 		print_string(PRINT_ANY, "dev", " (%s", ns->dev[0] ? ns->dev : "-");
 		print_string(PRINT_ANY, "host_dev", ", host side %s)", ns->host_dev[0] ?
 			     ns->host_dev : "-");
