@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsq: per-cgroup TCP Small Queues policy with BPF.
 #
-#   make              libbpf + bpftool, tsqd, tsqctl, BPF objects (no kernel)
+#   make              libbpf + bpftool, tsqd, tsqctl, tsq-kube, BPF objects (no kernel)
 #   make tests        the test programs, test BPF objects and unit tests
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
 #   make vmlinux-h    vmlinux/ARCH/vmlinux.h from the patched kernel's BTF
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
 #   make bench        scenarios, hook overhead, zero cost: bench/results/
-#   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
+#   make install      tsqd, tsqctl, tsq-kube, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
 #   make deb          the user-space Debian package: .output/deb/tsq_*.deb
 #   make kernel-deb   the patched kernel as Debian packages, Debian's config
@@ -71,7 +71,7 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
-PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
+PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd $(OUTPUT)/tsq-kube
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
 TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -160,6 +160,9 @@ LIBTSQ_BPF_OBJS := $(call obj,$(wildcard user/bpf/*.c))
 
 TSQCTL_OBJS := $(call obj,$(wildcard user/tsqctl/*.c))
 TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
+# tsq-kube: libtsq's parsers, libcurl and json-c; no BPF.
+KUBE_OBJS := $(call obj,$(wildcard user/kube/*.c))
+KUBE_LDLIBS := -lcurl -ljson-c
 HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
 STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
 SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
@@ -171,13 +174,17 @@ $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(call obj,user/kube/main.c user/kube/apiclient.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(KUBE_OBJS): USER_INCLUDES += -Iuser/kube
+# libcurl's and json-c's headers come from scripts/install-deps.sh.
+$(KUBE_OBJS): | deps
 
 $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Link order: ours, then libtsq-bpf, libtsq, libbpf (link_libc: no libbpf).
-link_libc = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
+link_libc = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LINK_LIBS) -o $@
 link = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
 
 $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
@@ -187,6 +194,11 @@ $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
+
+$(OUTPUT)/tsq-kube: LINK_LIBS = $(KUBE_LDLIBS)
+$(OUTPUT)/tsq-kube: $(KUBE_OBJS) $(LIBTSQ)
+	$(call msg,LD,$@)
+	$(Q)$(link_libc)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
@@ -293,7 +305,7 @@ DATADIR ?= $(PREFIX)/share/tsq
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALL ?= install
-INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl
+INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl $(OUTPUT)/tsq-kube
 BPFTRACE_SCRIPTS := $(wildcard tools/bpftrace/*.bt)
 
 install:

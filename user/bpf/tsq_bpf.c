@@ -350,23 +350,29 @@ __u32 tsq_link_id(int fd)
 	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-/* Run the pinned policy_sync iterator to its end: it does its work as it
- * visits each socket and prints nothing.
+/* A policy_sync iterator link: each bpf_iter_create() on it walks the
+ * TCP sockets of the netns the calling thread is in then.
  */
-static int sync_sockets(void)
+int tsq_sync_link(void)
 {
-	int prog = tsq_pinned(TSQ_PIN_SYNC), link, iter, err = 0;
-	char buf[64];
-	ssize_t n;
+	int prog = tsq_pinned(TSQ_PIN_SYNC), link;
 
 	if (prog < 0)
 		return prog;
 	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
 	close(prog);
-	if (link < 0)
-		return -errno;
-	iter = bpf_iter_create(link);
-	close(link);
+	return link < 0 ? -errno : link;
+}
+
+/* Run the iterator to its end: it does its work as it visits each
+ * socket and prints nothing.
+ */
+int tsq_sync_run(int link)
+{
+	int iter = bpf_iter_create(link), err = 0;
+	char buf[64];
+	ssize_t n;
+
 	if (iter < 0)
 		return -errno;
 	while ((n = read(iter, buf, sizeof(buf))) > 0)
@@ -374,6 +380,17 @@ static int sync_sockets(void)
 	if (n < 0)
 		err = -errno;
 	close(iter);
+	return err;
+}
+
+static int sync_sockets(void)
+{
+	int link = tsq_sync_link(), err;
+
+	if (link < 0)
+		return link;
+	err = tsq_sync_run(link);
+	close(link);
 	return err;
 }
 

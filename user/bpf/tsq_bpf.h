@@ -64,4 +64,10 @@ __u32 tsq_link_id(int fd);
  */
 int tsq_bump_gen(void);
 
+/* The policy_sync iterator as a link (-errno), and one run of it over the
+ * established sockets of the calling thread's netns (0 or -errno).
+ */
+int tsq_sync_link(void);
+int tsq_sync_run(int link);
+
 #endif /* __TSQ_BPF_H */

@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "tsq_bpf.h"
+#include "tsq_netns.h"
 #include "tsq_report.h"
 #include "tsq_observe.h"
 #include "cgroup.h"
@@ -214,18 +215,40 @@ static void watch_conf(struct daemon *d)
 	inotify_add_watch(d->conf_in, conf_dir, ev);
 }
 
-/* Once per batch of map changes: every bump makes every socket resolve again. */
-static void changed(int n)
+/* Once per batch of map changes: every bump makes every socket resolve
+ * again, and opts the established sockets of tsqd's netns in or out; the
+ * changed cgroups' own network namespaces (pods) get the same.
+ */
+static void changed(struct daemon *d, int n)
 {
+	struct tsq_netns_sync st;
+	long long t0;
+	int err;
+
 	if (n > 0 && tsq_bump_gen())
 		log_info("could not bump the policy generation: sockets keep their cached policy");
+	if (n <= 0 || !d->ps.nr_changed)
+		goto out;
+	t0 = now_ms();
+	err = tsq_sync_cgroup_netns(mount_point, d->ps.changed, d->ps.nr_changed, &st);
+	if (err)
+		log_info("established connections in other network namespaces: %s",
+			 strerror(-err));
+	else if (st.netns || st.failed || st.skipped)
+		log_info("synced the established connections of %u network namespaces of %zu "
+			 "changed cgroups in %lld ms%s%s%s", st.netns, d->ps.nr_changed, now_ms() - t0,
+			 st.failed ? "; could not enter some: " : "",
+			 st.failed ? strerror(-st.err) : "",
+			 st.skipped ? "; more than the limit skipped" : "");
+out:
+	policies_changed_clear(&d->ps);
 }
 
 /* Observation mode has no policy map: the files are read, not applied. */
 static void sync_cgroups(struct daemon *d)
 {
 	if (!observer)
-		changed(policies_sync(&d->ps));
+		changed(d, policies_sync(&d->ps));
 }
 
 static void status_line(const struct daemon *d, char *buf, size_t len)
@@ -256,7 +279,7 @@ static int reload(struct daemon *d, bool starting)
 	}
 	/* Removals and new applications: one bump for both. */
 	if (!observer)
-		changed(ret + policies_sync(&d->ps));
+		changed(d, ret + policies_sync(&d->ps));
 	watch_conf(d);
 	if (observer)
 		log_info("%s %zu policies, not applied: observation mode",
