@@ -76,8 +76,8 @@ else
 	fail "dpkg -i: exit $rc: $(tail -3 "$t/dpkg" | tr '\n' ';')"
 	exit 0
 fi
-want="/usr/sbin/tsqd /usr/sbin/tsqctl /lib/systemd/system/tsqd.service
-/usr/share/man/man8/tsqd.8.gz /usr/share/man/man8/tsqctl.8.gz
+want="/usr/sbin/tsqd /usr/sbin/tsqctl /usr/sbin/tsq-kube /lib/systemd/system/tsqd.service
+/usr/share/man/man8/tsqd.8.gz /usr/share/man/man8/tsqctl.8.gz /usr/share/man/man8/tsq-kube.8.gz
 /usr/share/man/man5/tsq.conf.5.gz /etc/tsq/tsq.conf"
 missing=$(for f in $want; do dpkg -L tsq | grep -qx "$f" || echo "$f"; done)
 n_bt=$(dpkg -L tsq | grep -c '^/usr/share/tsq/bpftrace/.*\.bt$')
