@@ -160,9 +160,11 @@ LIBTSQ_BPF_OBJS := $(call obj,$(wildcard user/bpf/*.c))
 
 TSQCTL_OBJS := $(call obj,$(wildcard user/tsqctl/*.c))
 TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
-# tsq-kube: libtsq's parsers, libcurl and json-c; no BPF.
+# tsq-kube: libtsq's parsers, libcurl and json-c; no BPF. libcurl by its
+# GnuTLS flavour's name: the OpenSSL flavour's libcurl.so links as well,
+# and OpenSSL 3's Apache-2.0 licence does not go with GPL-2.0.
 KUBE_OBJS := $(call obj,$(wildcard user/kube/*.c))
-KUBE_LDLIBS := -lcurl -ljson-c
+KUBE_LDLIBS := -lcurl-gnutls -ljson-c
 HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
 STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
 SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)

@@ -20,7 +20,7 @@ pkgs=(
 	qemu-system-x86			# the test VM
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
 	man-db groff-base		# man page checks
-	libcurl4-openssl-dev libjson-c-dev	# tsq-kube: HTTPS and JSON
+	libcurl4-gnutls-dev libjson-c-dev	# tsq-kube: HTTPS, GnuTLS (not OpenSSL), and JSON
 	python3 openssl			# tsq-kube's tests: the stub API server, its CA
 	python3-kubernetes		# schema check of deploy/kubernetes
 )

@@ -100,6 +100,13 @@ if [ -n "$deps" ] && [ -z "$unknown" ]; then
 else
 	fail "Depends not in the archive: $unknown"
 fi
+# tsq-kube's libcurl is the GnuTLS flavour: libcurl4 is the OpenSSL one,
+# whose Apache-2.0 licence a GPL-2.0 program cannot link.
+if grep -q '\blibcurl3-gnutls\b' <<<"$deps" && ! grep -q '\blibcurl4\b' <<<"$deps"; then
+	pass "Depends names libcurl3-gnutls, not libcurl4 (OpenSSL)"
+else
+	fail "Depends: libcurl is not the GnuTLS flavour: $deps"
+fi
 # Not enabled on install (debian/rules): a stock kernel would get
 # observation mode's tracepoints.
 if [ ! -e /etc/systemd/system/multi-user.target.wants/tsqd.service ]; then
