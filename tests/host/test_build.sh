@@ -93,6 +93,25 @@ else
 	fail "an object outside .output/obj or without -MMD"
 fi
 
+# tsq-kube links libcurl's GnuTLS flavour, whose TLS is GnuTLS: OpenSSL
+# 3's Apache-2.0 licence does not go with GPL-2.0. (Debian 12's libssh2,
+# which both flavours load, still brings libcrypto.so.3, for SSH only.)
+kube=$o/tsq-kube
+case $kube in /*) ;; *) kube=$top/$kube ;; esac
+if [ -x "$kube" ]; then
+	needed=$(readelf -d "$kube" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+	libs=$(ldd "$kube")
+	ssl=$(grep -oE 'lib(curl|ssl)\.so[^ ]*' <<<"$libs" | sort -u | tr '\n' ' ')
+	if grep -qw 'libcurl-gnutls\.so\.4' <<<"$needed" && grep -q 'libgnutls\.so' <<<"$libs" &&
+	   [ -z "$ssl" ]; then
+		pass "tsq-kube needs libcurl-gnutls.so.4, loads libgnutls, no libcurl.so.4 or libssl"
+	else
+		fail "tsq-kube: NEEDED $needed; OpenSSL flavour: $ssl"
+	fi
+else
+	echo "# SKIP: tsq-kube's libraries: no $kube (make all)"
+fi
+
 # User space without a kernel build (issue 24): the BPF objects build
 # from the vmlinux.h kept in the tree, and nothing in a plain make, first
 # or second, asks for the kernel. Before, -I$(OUTPUT) put .output/vmlinux.h
