@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsq: per-cgroup TCP Small Queues policy with BPF.
 #
-#   make              kernel (cached), libbpf + bpftool, tsqd, tsqctl, BPF objects
+#   make              libbpf + bpftool, tsqd, tsqctl, tsq-kube, BPF objects (no kernel)
 #   make tests        the test programs, test BPF objects and unit tests
 #   make kernel       the patched 6.12 guest kernel only (DEBUG=1: lockdep)
+#   make vmlinux-h    vmlinux/ARCH/vmlinux.h from the patched kernel's BTF
 #   make check        host tests, then the VM tests (TESTS="effect race")
 #   make demo         boot the VM: 8 bulk flows and a ping, stock vs tsqctl policy
 #   make bench        scenarios, hook overhead, zero cost: bench/results/
-#   make install      tsqd, tsqctl, man pages, tsqd.service, bpftrace scripts
+#   make install      tsqd, tsqctl, tsq-kube, man pages, tsqd.service, bpftrace scripts
 #                     (PREFIX=/usr/local DESTDIR=); needs a built tree
+#   make deb          the user-space Debian package: .output/deb/tsq_*.deb
+#   make kernel-deb   the patched kernel as Debian packages, Debian's config
+#                     (KFLAVOUR=cloud-amd64, KCONFIG=/boot/config-...)
+#   make kernel-deb-check  VM tests on that kernel, booted as Debian boots it
 #   make help         more
 OUTPUT ?= .output
 DEBUG ?= 0
@@ -32,13 +37,27 @@ ifeq ($(DEBUG),1)
 KERNEL_DIR := $(OUTPUT)/kernel-debug
 endif
 VMLINUX := $(KERNEL_DIR)/vmlinux
-VMLINUX_H ?= $(OUTPUT)/vmlinux.h
+
+# The BPF side's vmlinux.h is kept in the tree per architecture, as
+# libbpf-tools keeps it: vmlinux/ARCH/vmlinux.h points at the versioned
+# header that make vmlinux-h generates from the patched kernel, so user
+# space builds without a kernel build. VMLINUX_H= uses another (a file
+# named vmlinux.h: the sources include it by that name).
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	      -e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+VMLINUX_H_DIR ?= vmlinux/$(BPF_ARCH)
+VMLINUX_H ?= $(VMLINUX_H_DIR)/vmlinux.h
+ifneq ($(notdir $(VMLINUX_H)),vmlinux.h)
+$(error VMLINUX_H=$(VMLINUX_H): the file must be named vmlinux.h)
+endif
 
 CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter $(EXTRA_CFLAGS)
 INCLUDES := -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
 LDLIBS := $(LIBBPF_A) -lelf -lz -lpthread
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	      -I$(OUTPUT) -I$(TOOLS)/include -Iinclude
+# Not -I$(OUTPUT): a vmlinux.h left there would shadow VMLINUX_H, and the
+# .d files would name it.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+	      -I$(dir $(VMLINUX_H)) -I$(TOOLS)/include -Iinclude
 
 # Every user-space object, once, below $(OBJ) at its source's path, with
 # its header dependencies in a .d file beside it.
@@ -52,16 +71,17 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 TEST_BPF_OBJS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard tests/bpf/*.bpf.c))
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
-PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
+PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd $(OUTPUT)/tsq-kube
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps
-TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
 
 .DELETE_ON_ERROR:
-.PHONY: all tests selftests deps kernel tools check check-host check-vm demo bench help clean \
-	distclean install uninstall
+.PHONY: all tests selftests deps kernel tools vmlinux-h check check-host check-vm demo bench \
+	help clean distclean install uninstall deb kernel-deb kernel-deb-config \
+	kernel-deb-check
 
 # The product: what make install installs and the BPF objects it loads.
 all: $(BPF_OBJS) $(SKELS) $(PROGS)
@@ -79,29 +99,44 @@ print-%:
 
 help:
 	@sed -n 's/^#   //p' Makefile
-	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H= EXTRA_CFLAGS='
+	@echo '  variables: OUTPUT=$(OUTPUT) DEBUG=0|1 V=0|1 VMLINUX_H=$(VMLINUX_H) EXTRA_CFLAGS='
 	@echo '             TSQ_CACHE=/var/cache/tsq (kernel and tools cache)'
 	@echo '             TSQ_TOOLS_CACHE=$$TSQ_CACHE/tools (libbpf + bpftool only)'
 
 # The kernel and tools scripts keep their own cache; these rules always
-# ask them, and they answer in a second when nothing changed.
+# ask them, and they answer in a second when nothing changed. They run
+# makes of their own (libbpf's, bpftool's, the kernel's), which must not
+# see this one's command-line variables (MAKEFLAGS, and make exports
+# them): libbpf's Makefile builds into $(OUTPUT), and OUTPUT= is ours
+# (debian/rules sets it); nor the build flags debian/rules gives ours,
+# which stop bpftool's build (-Werror=format-security without -Wformat).
+script = env -u MAKEFLAGS -u MFLAGS -u OUTPUT -u EXTRA_CFLAGS -u CFLAGS \
+	 -u CPPFLAGS -u LDFLAGS scripts/$(1)
+# NO_DEPS=1: the caller has what is needed (debian/rules: Build-Depends).
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh)
+
+# What one target needs on top (scripts/install-deps.sh SET).
+deps-deb deps-kernel-deb deps-kernel-boot:
+	$(Q)$(if $(NO_DEPS),:,scripts/install-deps.sh $(patsubst deps-%,%,$@))
 
 kernel: | deps
-	$(Q)scripts/build-kernel.sh $(OUTPUT) $(DEBUG)
+	$(Q)$(call script,build-kernel.sh) $(OUTPUT) $(DEBUG)
 
 tools: | deps
-	$(Q)scripts/build-tools.sh $(OUTPUT)
+	$(Q)$(call script,build-tools.sh) $(OUTPUT)
 
-$(VMLINUX): kernel
+# Regenerate the committed header after a change of the series (and
+# commit it); tests/host/test_vmlinux_h.sh fails while they differ.
+# From the non-debug kernel: lockdep changes the types.
+vmlinux-h: kernel tools
+	$(Q)[ "$(DEBUG)" = 0 ] || { echo "make vmlinux-h: DEBUG=0 only" >&2; exit 1; }
+	$(call msg,GEN,$(VMLINUX_H_DIR))
+	$(Q)scripts/gen-vmlinux-h.sh $(BPFTOOL) $(KERNEL_DIR) $(VMLINUX_H_DIR)
 
-$(OUTPUT)/vmlinux.h: $(VMLINUX) | $(OUTPUT) tools
-	$(call msg,GEN,$@)
-	$(Q)$(BPFTOOL) btf dump file $(VMLINUX) format c > $@.tmp
-	$(Q)grep -q 'struct tcp_tsq_ops {' $@.tmp || \
-		{ echo "$(VMLINUX) has no struct tcp_tsq_ops: not the patched kernel" >&2; exit 1; }
-	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(VMLINUX_H):
+	@echo "$@ missing: no vmlinux.h for $(BPF_ARCH) in the tree (make vmlinux-h makes it)" >&2
+	@exit 1
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
@@ -125,6 +160,11 @@ LIBTSQ_BPF_OBJS := $(call obj,$(wildcard user/bpf/*.c))
 
 TSQCTL_OBJS := $(call obj,$(wildcard user/tsqctl/*.c))
 TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
+# tsq-kube: libtsq's parsers, libcurl and json-c; no BPF. libcurl by its
+# GnuTLS flavour's name: the OpenSSL flavour's libcurl.so links as well,
+# and OpenSSL 3's Apache-2.0 licence does not go with GPL-2.0.
+KUBE_OBJS := $(call obj,$(wildcard user/kube/*.c))
+KUBE_LDLIBS := -lcurl-gnutls -ljson-c
 HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
 STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
 SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
@@ -136,14 +176,18 @@ $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(call obj,user/kube/main.c user/kube/apiclient.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+$(KUBE_OBJS): USER_INCLUDES += -Iuser/kube
+# libcurl's and json-c's headers come from scripts/install-deps.sh.
+$(KUBE_OBJS): | deps
 
 $(LIBTSQ_BPF): $(LIBTSQ_BPF_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # Link order: ours, then libtsq-bpf, libtsq, libbpf (link_libc: no libbpf).
-link_libc = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) -o $@
-link = $(CC) $(CFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
+link_libc = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LINK_LIBS) -o $@
+link = $(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS) -o $@
 
 $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
@@ -152,6 +196,11 @@ $(OUTPUT)/tsqctl: $(TSQCTL_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
+
+$(OUTPUT)/tsq-kube: LINK_LIBS = $(KUBE_LDLIBS)
+$(OUTPUT)/tsq-kube: $(KUBE_OBJS) $(LIBTSQ)
+	$(call msg,LD,$@)
+	$(Q)$(link_libc)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
@@ -178,22 +227,50 @@ $(OUTPUT)/qdisc_backlog: $(call obj,tests/vm/qdisc_backlog.c)
 selftests: kernel tools
 	$(Q)scripts/build-selftests.sh $(OUTPUT)
 
-check: all tests
+# Only these boot the guest kernel: only they build it. check also
+# installs the package it builds (tests/host/test_deb.sh, t_deb.sh) and
+# merges the kernel config (test_kconfig.sh).
+check: all tests kernel deb | deps-kernel-deb
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
 check-host: all tests
 	$(Q)tests/host/run
 
-check-vm: all tests
+check-vm: all tests kernel
 	$(Q)DEBUG=$(DEBUG) tests/vm/run-tests $(TESTS)
 
-demo: all tests
+demo: all tests kernel
 	$(Q)tests/vm/run-vm -- demo/demo.sh
 
 # Long (49 min under TCG in the committed run): not part of check.
 # bench/run -h for knobs.
-bench: all tests
+bench: all tests kernel
 	$(Q)bench/run
+
+# The user-space package from a copy of this tree, as dpkg-buildpackage
+# -us -uc -b builds it; debian/rules runs make all and make install.
+DEB_DIR := $(OUTPUT)/deb
+deb: | deps-deb
+	$(Q)$(call script,build-deb.sh) $(DEB_DIR)
+
+# The patched kernel as linux-image and linux-headers packages, from
+# Debian's config for KFLAVOUR or from KCONFIG, with kernel/config-tsq
+# (and KFRAGMENTS) merged: scripts/build-kernel-deb.sh. Long: a
+# distribution's kernel and its modules, with debug information for
+# BTF. kernel-deb-config stops after the merge.
+TSQ_CACHE ?= /var/cache/tsq
+KDEB_DIR ?= $(TSQ_CACHE)/kernel-deb
+kernel-deb: | deps-kernel-deb
+	$(Q)$(call script,build-kernel-deb.sh) $(KDEB_DIR)
+
+kernel-deb-config: | deps-kernel-deb
+	$(Q)$(call script,build-kernel-deb.sh) --config-only $(KDEB_DIR)
+
+# VM tests (TESTS="seeds effect") on that package's kernel, booted as
+# Debian boots it: its modules, an initramfs from initramfs-tools. Its
+# config needs KFRAGMENTS=kernel/config-deb-vm (9p for the VM's root).
+kernel-deb-check: all tests | deps-kernel-boot
+	$(Q)tests/vm/boot-kernel-deb $(KDEB_DIR) $(TESTS)
 
 -include $(wildcard $(OUTPUT)/*.d) \
 	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
@@ -207,7 +284,7 @@ DATADIR ?= $(PREFIX)/share/tsq
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALL ?= install
-INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl
+INSTALL_BINS := $(OUTPUT)/tsqd $(OUTPUT)/tsqctl $(OUTPUT)/tsq-kube
 BPFTRACE_SCRIPTS := $(wildcard tools/bpftrace/*.bt)
 
 install:

@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Debian 12 packages that build tsq, its guest kernel and run its tests.
 # Installs only what is missing; apt-get update runs only then.
-# usage: install-deps.sh [bench]   (bench adds what bench/report.py plots with)
+# usage: install-deps.sh [SET]...  SET adds what one target needs:
+#   bench       bench/report.py's plots
+#   deb         make deb and its tests: dpkg-buildpackage, debhelper, lintian,
+#               python3 (a socket pair for tsqctl top)
+#   kernel-deb  make kernel-deb: Debian's kernel configs, bindeb-pkg's tools
+#   kernel-boot a Debian kernel package in the VM: its initramfs
 set -euo pipefail
 
 pkgs=(
@@ -15,8 +20,19 @@ pkgs=(
 	qemu-system-x86			# the test VM
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
 	man-db groff-base		# man page checks
+	libcurl4-gnutls-dev libjson-c-dev	# tsq-kube: HTTPS, GnuTLS (not OpenSSL), and JSON
+	python3 openssl			# tsq-kube's tests: the stub API server, its CA
+	python3-kubernetes		# schema check of deploy/kubernetes
 )
-[ "${1:-}" != bench ] || pkgs+=(python3 python3-matplotlib)
+for set in "$@"; do
+	case $set in
+	bench) pkgs+=(python3 python3-matplotlib) ;;
+	deb) pkgs+=(dpkg-dev debhelper fakeroot lintian python3) ;;
+	kernel-deb) pkgs+=(linux-config-6.12 dpkg-dev debhelper rsync xz-utils) ;;
+	kernel-boot) pkgs+=(initramfs-tools zstd) ;;
+	*) echo "install-deps: what is \"$set\"?" >&2; exit 1 ;;
+	esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -92,3 +92,64 @@ if grep -q -- '-MMD' <<<"$plan" && [ -z "$(grep -E -- ' -c [^ ]+\.c' <<<"$plan" 
 else
 	fail "an object outside .output/obj or without -MMD"
 fi
+
+# tsq-kube links libcurl's GnuTLS flavour, whose TLS is GnuTLS: OpenSSL
+# 3's Apache-2.0 licence does not go with GPL-2.0. (Debian 12's libssh2,
+# which both flavours load, still brings libcrypto.so.3, for SSH only.)
+kube=$o/tsq-kube
+case $kube in /*) ;; *) kube=$top/$kube ;; esac
+if [ -x "$kube" ]; then
+	needed=$(readelf -d "$kube" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+	libs=$(ldd "$kube")
+	ssl=$(grep -oE 'lib(curl|ssl)\.so[^ ]*' <<<"$libs" | sort -u | tr '\n' ' ')
+	if grep -qw 'libcurl-gnutls\.so\.4' <<<"$needed" && grep -q 'libgnutls\.so' <<<"$libs" &&
+	   [ -z "$ssl" ]; then
+		pass "tsq-kube needs libcurl-gnutls.so.4, loads libgnutls, no libcurl.so.4 or libssl"
+	else
+		fail "tsq-kube: NEEDED $needed; OpenSSL flavour: $ssl"
+	fi
+else
+	echo "# SKIP: tsq-kube's libraries: no $kube (make all)"
+fi
+
+# User space without a kernel build (issue 24): the BPF objects build
+# from the vmlinux.h kept in the tree, and nothing in a plain make, first
+# or second, asks for the kernel. Before, -I$(OUTPUT) put .output/vmlinux.h
+# in the .d files and its rule ran build-kernel.sh on every later make.
+fresh=$(mktemp -d)
+trap 'rm -rf "$tmp" "$fresh"' EXIT
+vh=$(mkvar VMLINUX_H)
+if make -n -C "$top" OUTPUT="$fresh" all tests 2>/dev/null | grep -q build-kernel.sh; then
+	fail "make all tests on a fresh output would build the kernel"
+else
+	pass "make all tests on a fresh output builds no kernel"
+fi
+# One BPF object for real into the fresh output, then what a second
+# make would do there.
+if make -s -C "$top" OUTPUT="$fresh" "$fresh/tsq_observe.bpf.o" >"$fresh/log" 2>&1; then
+	names=$(grep -o '[^ ]*vmlinux[^ ]*\.h' "$fresh/tsq_observe.bpf.d" | sort -u | tr '\n' ' ')
+	if [ "$names" = "$vh " ]; then
+		pass "tsq_observe.bpf.d names only $vh"
+	else
+		fail "tsq_observe.bpf.d names: $names"
+	fi
+	if make -n -C "$top" OUTPUT="$fresh" all tests 2>/dev/null | grep -q build-kernel.sh; then
+		fail "a second make all tests would build the kernel"
+	else
+		pass "a second make all tests builds no kernel"
+	fi
+else
+	fail "tsq_observe.bpf.o from $vh: $(tail -3 "$fresh/log")"
+fi
+# VMLINUX_H= another header: that one is compiled against, no other.
+mkdir "$fresh/h"
+cp "$top/$vh" "$fresh/h/vmlinux.h"
+rm -f "$fresh/tsq_observe.bpf.o"
+if make -s -C "$top" OUTPUT="$fresh" VMLINUX_H="$fresh/h/vmlinux.h" \
+	"$fresh/tsq_observe.bpf.o" >"$fresh/log" 2>&1 &&
+   grep -q "$fresh/h/vmlinux.h" "$fresh/tsq_observe.bpf.d" &&
+   ! grep -q "$vh" "$fresh/tsq_observe.bpf.d"; then
+	pass "VMLINUX_H=$fresh/h/vmlinux.h is the header the BPF objects include"
+else
+	fail "VMLINUX_H= override not used: $(tail -3 "$fresh/log")"
+fi

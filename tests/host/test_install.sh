@@ -14,10 +14,11 @@ make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr/local >"$dest.log" 2>&1
 expect "make install exits 0" '[ $? = 0 ] || { cat "$dest.log"; false; }'
 rm -f "$dest.log"
 p=$dest/usr/local
-for f in sbin/tsqd sbin/tsqctl; do
+for f in sbin/tsqd sbin/tsqctl sbin/tsq-kube; do
 	expect "$f installed, mode 755" '[ "$(stat -c %a "$p/$f")" = 755 ]'
 done
-for f in share/man/man8/tsqd.8 share/man/man8/tsqctl.8 share/man/man5/tsq.conf.5 \
+for f in share/man/man8/tsqd.8 share/man/man8/tsqctl.8 share/man/man8/tsq-kube.8 \
+	share/man/man5/tsq.conf.5 \
 	lib/systemd/system/tsqd.service; do
 	expect "$f installed, mode 644" '[ "$(stat -c %a "$p/$f" 2>/dev/null)" = 644 ]'
 done

@@ -349,21 +349,27 @@ __u32 tsq_link_id(int fd)
 	return bpf_link_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *arg),
-		 void *arg)
+/* A link of the pinned iterator name: each bpf_iter_create() on it walks
+ * the TCP sockets of the netns the calling thread is in then.
+ */
+static int iter_link(const char *name)
 {
-	int prog = tsq_pinned(name), link, iter, err = 0;
-	char buf[4096];
-	ssize_t n;
+	int prog = tsq_pinned(name), link;
 
 	if (prog < 0)
 		return prog;
 	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
 	close(prog);
-	if (link < 0)
-		return -errno;
-	iter = bpf_iter_create(link);
-	close(link);
+	return link < 0 ? -errno : link;
+}
+
+static int iter_run(int link, int (*fn)(const void *buf, size_t len, void *arg),
+		    void *arg)
+{
+	int iter = bpf_iter_create(link), err = 0;
+	char buf[4096];
+	ssize_t n;
+
 	if (iter < 0)
 		return -errno;
 	while ((n = read(iter, buf, sizeof(buf))) > 0)
@@ -375,7 +381,29 @@ int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *
 	return err;
 }
 
+int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *arg),
+		 void *arg)
+{
+	int link = iter_link(name), err;
+
+	if (link < 0)
+		return link;
+	err = iter_run(link, fn, arg);
+	close(link);
+	return err;
+}
+
+int tsq_sync_link(void)
+{
+	return iter_link(TSQ_PIN_SYNC);
+}
+
 /* policy_sync does its work as it visits each socket and prints nothing. */
+int tsq_sync_run(int link)
+{
+	return iter_run(link, NULL, NULL);
+}
+
 int tsq_bump_gen(void)
 {
 	return tsq_run_iter(TSQ_PIN_SYNC, NULL, NULL);

@@ -71,5 +71,10 @@ int tsq_bump_gen(void);
  */
 int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *arg),
 		 void *arg);
+/* The policy_sync iterator as a link (-errno), and one run of it over the
+ * established sockets of the calling thread's netns (0 or -errno).
+ */
+int tsq_sync_link(void);
+int tsq_sync_run(int link);
 
 #endif /* __TSQ_BPF_H */

@@ -269,3 +269,21 @@ int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 	close(fd);
 	return 0;
 }
+
+int tsq_cgroup_procs(int fd, tsq_cgroup_pid_fn fn, void *ctx)
+{
+	int pfd = openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	FILE *f = pfd >= 0 ? fdopen(pfd, "r") : NULL;
+	long pid;
+
+	if (!f) {
+		if (pfd >= 0)
+			close(pfd);
+		return pfd >= 0 ? -ENOMEM : -errno;
+	}
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0 && fn(pid, ctx))
+			break;
+	fclose(f);
+	return 0;
+}

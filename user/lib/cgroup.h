@@ -53,4 +53,12 @@ typedef void (*tsq_cgroup_walk_fn)(int fd, const char *path, int depth, void *ct
 int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 		    void *ctx);
 
+/*
+ * Call fn with each pid in cgroup.procs of the open cgroup fd, as the
+ * caller's pid namespace sees them (0, a process outside it, skipped),
+ * until fn returns nonzero. 0, or the -errno of opening the file.
+ */
+typedef int (*tsq_cgroup_pid_fn)(long pid, void *ctx);
+int tsq_cgroup_procs(int fd, tsq_cgroup_pid_fn fn, void *ctx);
+
 #endif /* __TSQ_CGROUP_H */

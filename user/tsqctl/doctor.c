@@ -7,7 +7,8 @@
  * knobs size the limit and the TSO packets. doctor reads all of them for
  * the netns it runs in (and TCP's knobs of each netns in /run/netns),
  * says whether the tsq hook exists and what is
- * attached, and adds a line of advice where a setting defeats TSQ.
+ * attached, how the pods' network namespaces reach the NIC (podnet.c),
+ * and adds a line of advice where a setting defeats TSQ.
  * Exit code 0: nothing to advise; 1: advice; 2: an error.
  */
 #define _GNU_SOURCE
@@ -30,6 +31,8 @@
 #include <linux/sockios.h>
 
 #include "tsqctl.h"
+#include "netlink.h"
+#include "podnet.h"
 #include "tsq_bpf.h"
 #include "print.h"
 
@@ -49,16 +52,29 @@ struct doctor {
 	int nadvice;
 };
 
+static void vadvise(struct doctor *d, const char *fmt, va_list ap)
+{
+	if (d->nadvice < MAX_ADVICE && vasprintf(&d->advice[d->nadvice], fmt, ap) >= 0)
+		d->nadvice++;
+}
+
 static void advise(struct doctor *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void advise(struct doctor *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (d->nadvice == MAX_ADVICE)
-		return;
 	va_start(ap, fmt);
-	if (vasprintf(&d->advice[d->nadvice], fmt, ap) >= 0)
-		d->nadvice++;
+	vadvise(d, fmt, ap);
+	va_end(ap);
+}
+
+/* podnet_print()'s way to advise. */
+static void advise_ctx(void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadvise(ctx, fmt, ap);
 	va_end(ap);
 }
 
@@ -118,6 +134,12 @@ static void parse_link(struct doctor *d, struct nlmsghdr *h)
 		d->nr++;
 }
 
+static void on_link(struct nlmsghdr *h, void *ctx)
+{
+	if (h->nlmsg_type == RTM_NEWLINK)
+		parse_link(ctx, h);
+}
+
 /* Every link of this netns but lo, from one RTM_GETLINK dump. */
 static int dump_links(struct doctor *d)
 {
@@ -125,41 +147,11 @@ static int dump_links(struct doctor *d)
 		struct nlmsghdr h;
 		struct ifinfomsg i;
 	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
+		.h = { .nlmsg_type = RTM_GETLINK, .nlmsg_flags = NLM_F_DUMP },
 		.i = { .ifi_family = AF_UNSPEC },
 	};
-	static char buf[32768] __attribute__((aligned(4)));
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), err = 0;
-	bool done = false;
 
-	if (fd < 0)
-		return -errno;
-	if (send(fd, &req, sizeof(req), 0) < 0)
-		err = -errno;
-	while (!err && !done) {
-		ssize_t len = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-		if (len < 0) {
-			err = -errno;
-			break;
-		}
-		for (; NLMSG_OK(h, (size_t)len); h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_type == NLMSG_DONE) {
-				done = true;
-				break;
-			}
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EIO;
-				break;
-			}
-			if (h->nlmsg_type == RTM_NEWLINK)
-				parse_link(d, h);
-		}
-	}
-	close(fd);
-	return err;
+	return nl_request(&req, sizeof(req), on_link, d);
 }
 
 static void nic_driver(struct nic *n)
@@ -399,6 +391,7 @@ int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 		       "band; fq (pacing, flow isolation) or fq_codel suits TSQ better");
 	print_sysctls(&d, NULL);
 	print_named_netns(&d);
+	podnet_print(c->mount, advise_ctx, &d);
 	print_hook();
 	open_json_array("advice");
 	for (int i = 0; i < d.nadvice; i++)

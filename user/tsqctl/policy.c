@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tsqctl set, unset and show: the policy map, entry by entry. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "tsqctl.h"
 #include "tsq_bpf.h"
+#include "tsq_netns.h"
 #include "cgroup.h"
 #include "policy.h"
 #include "print.h"
@@ -93,6 +95,28 @@ static int check_room(const struct tsqctl_ctx *c, int map, int cg, const char *p
 	return 0;
 }
 
+/* After a change on path: sockets resolve again, and the established
+ * ones of this netns and of the cgroup's processes' network namespaces
+ * (a pod's) are opted in or out. Entering another netns takes
+ * CAP_SYS_ADMIN; without it, those connections follow at their next
+ * connect, as this says.
+ */
+static int changed(const struct tsqctl_ctx *c, const char *verb, char *path)
+{
+	struct tsq_netns_sync st;
+	int ret = tsq_bump_gen();
+
+	if (ret)
+		return tsqctl_failed(ret, verb);
+	ret = tsq_sync_cgroup_netns(c->mount, &path, 1, &st);
+	if (!ret && st.failed)
+		ret = st.err;
+	if (ret)
+		fprintf(stderr, "tsqctl: %s: established connections in other network namespaces "
+			"of %s not reached: %s\n", verb, path, strerror(-ret));
+	return 0;
+}
+
 int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	struct tsq_policy p = {};
@@ -117,8 +141,7 @@ int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 	close(map);
 	if (ret)
 		return tsqctl_failed(ret, "set");
-	ret = tsq_bump_gen();
-	return ret ? tsqctl_failed(ret, "set") : 0;
+	return changed(c, "set", path);
 }
 
 int tsqctl_unset(const struct tsqctl_ctx *c, int argc, char **argv)
@@ -138,8 +161,7 @@ int tsqctl_unset(const struct tsqctl_ctx *c, int argc, char **argv)
 		return usage_error("%s has no policy", path);
 	if (ret)
 		return tsqctl_failed(ret, "unset");
-	ret = tsq_bump_gen();
-	return ret ? tsqctl_failed(ret, "unset") : 0;
+	return changed(c, "unset", path);
 }
 
 static void show_one(int fd, const char *path, int depth, void *arg)

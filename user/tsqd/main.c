@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "tsq_bpf.h"
+#include "tsq_netns.h"
 #include "tsq_report.h"
 #include "tsq_observe.h"
 #include "cgroup.h"
@@ -214,16 +215,50 @@ static void watch_conf(struct daemon *d)
 	inotify_add_watch(d->conf_in, conf_dir, ev);
 }
 
-/* Once per batch of map changes: every bump makes every socket resolve again. */
-static void changed(int n)
+/* Once per batch of map changes: every bump makes every socket resolve
+ * again, and opts the established sockets of tsqd's netns in or out; the
+ * changed cgroups' own network namespaces (pods) get the same.
+ */
+static void changed(struct daemon *d, int n)
 {
+	struct tsq_netns_sync st;
+	long long t0;
+	int err;
+
 	if (n > 0 && tsq_bump_gen())
 		log_info("could not bump the policy generation: sockets keep their cached policy");
+	if (n <= 0 || !d->ps.nr_changed)
+		goto out;
+	t0 = now_ms();
+	err = tsq_sync_cgroup_netns(mount_point, d->ps.changed, d->ps.nr_changed, &st);
+	if (err)
+		log_info("established connections in other network namespaces: %s",
+			 strerror(-err));
+	else if (st.netns || st.failed || st.skipped)
+		log_info("synced the established connections of %u network namespaces of %zu "
+			 "changed cgroups in %lld ms%s%s%s", st.netns, d->ps.nr_changed, now_ms() - t0,
+			 st.failed ? "; could not enter some: " : "",
+			 st.failed ? strerror(-st.err) : "",
+			 st.skipped ? "; more than the limit skipped" : "");
+out:
+	policies_changed_clear(&d->ps);
 }
 
+/* Observation mode has no policy map: the files are read, not applied. */
 static void sync_cgroups(struct daemon *d)
 {
-	changed(policies_sync(&d->ps));
+	if (!observer)
+		changed(d, policies_sync(&d->ps));
+}
+
+static void status_line(const struct daemon *d, char *buf, size_t len)
+{
+	if (observer)
+		snprintf(buf, len, "READY=1\nSTATUS=observation mode (no tcp_tsq_ops hook), "
+			 "%zu policies read", d->ps.nr);
+	else
+		snprintf(buf, len, "READY=1\nSTATUS=%zu policies, %zu pending",
+			 d->ps.nr, d->ps.pending);
 }
 
 static int reload(struct daemon *d, bool starting)
@@ -236,21 +271,26 @@ static int reload(struct daemon *d, bool starting)
 	ret = policies_load(&d->ps, conf_file, conf_dir, err, sizeof(err));
 	if (ret < 0) {
 		log_info("%s; %s", err[0] ? err : strerror(-ret),
-			 starting ? "not starting" : "keeping the policy in force");
+			 !starting ? "keeping the policy in force" :
+			 observer ? "observing without it" : "not starting");
 		if (!starting)
 			notify("READY=1\nSTATUS=policy files refused, see the log");
 		return ret;
 	}
 	/* Removals and new applications: one bump for both. */
-	changed(ret + policies_sync(&d->ps));
+	if (!observer)
+		changed(d, ret + policies_sync(&d->ps));
 	watch_conf(d);
-	log_info("%s %zu policies (%zu pending)", starting ? "loaded" : "reloaded",
-		 d->ps.nr, d->ps.pending);
+	if (observer)
+		log_info("%s %zu policies, not applied: observation mode",
+			 starting ? "read" : "reread", d->ps.nr);
+	else
+		log_info("%s %zu policies (%zu pending)", starting ? "loaded" : "reloaded",
+			 d->ps.nr, d->ps.pending);
 	if (!starting) {
 		char st[128];
 
-		snprintf(st, sizeof(st), "READY=1\nSTATUS=%zu policies, %zu pending",
-			 d->ps.nr, d->ps.pending);
+		status_line(d, st, sizeof(st));
 		notify(st);
 	}
 	return 0;
@@ -501,15 +541,19 @@ int main(int argc, char **argv)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
 		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
-	if (observer)
-		goto loop;
-	d.policy = tsq_pinned(TSQ_PIN_POLICY);
-	if (d.policy < 0)
-		die("policy map: %s", strerror(-d.policy));
-	policies_init(&d.ps, mount_point, d.policy, d.cg_in);
-	if (reload(&d, true))
+	/* Observation mode reads the files too: the same errors refuse
+	 * them, so a policy can be written and checked before the kernel
+	 * that applies it runs; nothing is applied, and a refused file
+	 * (or none) does not stop the observation.
+	 */
+	if (!observer) {
+		d.policy = tsq_pinned(TSQ_PIN_POLICY);
+		if (d.policy < 0)
+			die("policy map: %s", strerror(-d.policy));
+	}
+	policies_init(&d.ps, mount_point, observer ? -1 : d.policy, d.cg_in);
+	if (reload(&d, true) && !observer)
 		return 1;
-loop:
 
 	add_fd(&d, d.sig, EV_SIGNAL, EPOLLIN);
 	add_fd(&d, d.conf_in, EV_CONF, EPOLLIN);
@@ -523,11 +567,7 @@ loop:
 	arm(d.tick, 1000, 1000);
 	d.last_log = time(NULL);
 
-	if (observer)
-		snprintf(err, sizeof(err), "READY=1\nSTATUS=observation mode (no tcp_tsq_ops hook)");
-	else
-		snprintf(err, sizeof(err), "READY=1\nSTATUS=%zu policies, %zu pending",
-			 d.ps.nr, d.ps.pending);
+	status_line(&d, err, sizeof(err));
 	notify(err);
 	if (d.http)
 		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);

@@ -43,12 +43,39 @@ static void free_entries(struct entry *v, size_t nr)
 	free(v);
 }
 
+void policies_changed_clear(struct policies *ps)
+{
+	for (size_t i = 0; i < ps->nr_changed; i++)
+		free(ps->changed[i]);
+	free(ps->changed);
+	ps->changed = NULL;
+	ps->nr_changed = 0;
+}
+
 void policies_free(struct policies *ps)
 {
 	free_entries(ps->v, ps->nr);
 	ps->v = NULL;
 	ps->nr = 0;
+	policies_changed_clear(ps);
 }
+
+/* Best effort: without memory, a pod's running connections wait for
+ * their next connect, as they did before tsqd looked into pods.
+ */
+static void note_changed(struct policies *ps, const char *path)
+{
+	char **v = realloc(ps->changed, (ps->nr_changed + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	ps->changed = v;
+	v[ps->nr_changed] = strdup(path);
+	if (v[ps->nr_changed])
+		ps->nr_changed++;
+}
+
+static void note_changed(struct policies *ps, const char *path);
 
 /* Remove the policy tsqd gave e's cgroup, if that cgroup is still there. */
 static int unapply(struct policies *ps, const struct entry *e)
@@ -57,8 +84,10 @@ static int unapply(struct policies *ps, const struct entry *e)
 
 	if (!e->cgid || !e->path || tsq_cgroup_open(ps->mount, e->path, &fd))
 		return 0;
-	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_delete_elem(ps->map, &fd))
+	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_delete_elem(ps->map, &fd)) {
+		note_changed(ps, e->path);
 		ret = 1;
+	}
 	close(fd);
 	return ret;
 }
@@ -206,6 +235,7 @@ static int sync_one(struct policies *ps, struct entry *e)
 		return 0;
 	}
 	log_info("%s: policy applied to %s", e->target, path);
+	note_changed(ps, path);
 	free(e->path);
 	e->path = strdup(path);
 	e->cgid = e->path ? id : 0;

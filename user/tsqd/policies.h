@@ -27,6 +27,12 @@ struct policies {
 	int map;		/* pinned policy map */
 	int inotify;		/* cgroup directory watches */
 	size_t pending;
+	/* Cgroups whose policy was set or removed since the last
+	 * policies_changed_clear(): their processes' network namespaces
+	 * need a policy_sync of their own (tsq_netns.h).
+	 */
+	char **changed;
+	size_t nr_changed;
 };
 
 void policies_init(struct policies *ps, const char *mount, int map, int inotify);
@@ -48,6 +54,8 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
  * entries changed (the caller bumps the generation once), or -errno.
  */
 int policies_sync(struct policies *ps);
+
+void policies_changed_clear(struct policies *ps);
 
 /* Units can appear anywhere: pending ones need a periodic look. */
 bool policies_pending_units(const struct policies *ps);

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsq-kube's pure parts: a pod's uid, cgroup and drop-in from a Pod
+ * object, hostile values refused; the JSON stream split however the
+ * bytes arrive; the pod table against a plain array under churn.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "jsonstream.h"
+#include "pod.h"
+#include "podtable.h"
+#include "test.h"
+
+#define UID	"0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
+#define UID_	"0b1c2d3e_4f50_4617_8293_a4b5c6d7e8f9"
+
+static struct json_object *pod_json(const char *uid, const char *qos, const char *policy,
+				    const char *mirror)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","
+		 "\"uid\":\"%s\",\"annotations\":{%s%s%s%s%s%s}},\"spec\":{\"nodeName\":\"n1\"},"
+		 "\"status\":{\"qosClass\":\"%s\",\"phase\":\"Running\"}}",
+		 uid, policy ? "\"tsq.io/policy\":\"" : "", policy ?: "", policy ? "\"" : "",
+		 mirror ? (policy ? ",\"kubernetes.io/config.mirror\":\"" :
+			   "\"kubernetes.io/config.mirror\":\"") : "", mirror ?: "",
+		 mirror ? "\"" : "", qos);
+	return json_tokener_parse(buf);
+}
+
+static const struct {
+	const char *qos;
+	enum kube_driver driver;
+	const char *target;
+} targets[] = {
+	{ "Burstable", KUBE_DRIVER_SYSTEMD, "kubepods-burstable-pod" UID_ ".slice" },
+	{ "BestEffort", KUBE_DRIVER_SYSTEMD, "kubepods-besteffort-pod" UID_ ".slice" },
+	{ "Guaranteed", KUBE_DRIVER_SYSTEMD, "kubepods-pod" UID_ ".slice" },
+	{ "Burstable", KUBE_DRIVER_CGROUPFS, "/kubepods/burstable/pod" UID },
+	{ "BestEffort", KUBE_DRIVER_CGROUPFS, "/kubepods/besteffort/pod" UID },
+	{ "Guaranteed", KUBE_DRIVER_CGROUPFS, "/kubepods/pod" UID },
+};
+
+static void test_targets(void)
+{
+	char buf[256], err[256];
+	struct kube_pod p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		struct json_object *o = pod_json(UID, targets[i].qos, NULL, NULL);
+		int ret = kube_pod_read(o, "tsq.io/policy", &p, err, sizeof(err)) ?:
+			  kube_pod_target(&p, targets[i].driver, buf, sizeof(buf), err, sizeof(err));
+
+		check(!ret && !strcmp(buf, targets[i].target),
+		      tname("target: %s, %s driver", targets[i].qos,
+			    targets[i].driver == KUBE_DRIVER_SYSTEMD ? "systemd" : "cgroupfs"),
+		      "got %d \"%s\" (%s), want \"%s\"", ret, buf, err, targets[i].target);
+		json_object_put(o);
+	}
+}
+
+static const struct {
+	const char *uid, *mirror, *qos, *policy;
+	int ret;		/* of kube_pod_read(), then of kube_pod_dropin() */
+	const char *want;	/* the drop-in's policy line, or the error's start */
+} dropins[] = {
+	{ UID, NULL, "Burstable", "budget 65536", 0,
+	  "kubepods-burstable-pod" UID_ ".slice budget 64k\n" },
+	{ UID, NULL, "Guaranteed", "  limit 16k\\ttso   8192 ", 0,
+	  "kubepods-pod" UID_ ".slice limit 16k tso 8k\n" },
+	{ UID, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b", "BestEffort", "limit 8k", 0,
+	  "kubepods-besteffort-pod6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b.slice limit 8k\n" },
+	{ "../../etc/x", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"../../etc/x\" is not" },
+	{ "0B1C", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"0B1C\" is not" },
+	{ "", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"\" is not" },
+	{ UID, "../x", "Burstable", "limit 8k", -EINVAL,
+	  "kubernetes.io/config.mirror \"../x\" is not" },
+	{ UID, NULL, "Platinum", "limit 8k", -EINVAL, "no QoS class known" },
+	{ UID, NULL, "Burstable", "limit 8k\\nkubepods.slice limit 1k", -EINVAL,
+	  "annotation tsq.io/policy: \"limit 8k\\x0akubepods.slice" },
+	{ UID, NULL, "Burstable", "budget 64q", -EINVAL, "annotation tsq.io/policy: " },
+	{ UID, NULL, "Burstable", "", -EINVAL, "annotation tsq.io/policy: no policy" },
+	{ UID, NULL, "Burstable", "limit 8k # x.slice limit 1k", -EINVAL,
+	  "annotation tsq.io/policy: What is \"#\"?" },
+	{ UID, NULL, "Burstable",
+	  "limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k "
+	  "limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k "
+	  "limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k limit 8k "
+	  "limit 8k limit 8k limit 8k", -EINVAL, "annotation tsq.io/policy: longer than 256 bytes" },
+};
+
+static void test_dropins(void)
+{
+	char buf[KUBE_DROPIN_MAX], err[512];
+	struct kube_pod p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dropins); i++) {
+		struct json_object *o = pod_json(dropins[i].uid, dropins[i].qos, dropins[i].policy,
+						 dropins[i].mirror);
+		int ret;
+
+		strcpy(buf, "unchanged");
+		err[0] = '\0';
+		ret = kube_pod_read(o, "tsq.io/policy", &p, err, sizeof(err)) ?:
+		      kube_pod_dropin(&p, KUBE_DRIVER_SYSTEMD, "/sys/fs/cgroup", "tsq.io/policy",
+				      buf, sizeof(buf), err, sizeof(err));
+		if (!dropins[i].ret)
+			check(!ret && strchr(buf, '\n') &&
+			      !strcmp(strchr(buf, '\n') + 1, dropins[i].want),
+			      tname("drop-in for \"%s\"", esc(dropins[i].policy)),
+			      "got %d \"%s\" (%s)", ret, esc(buf), err);
+		else
+			check(ret == dropins[i].ret && !strcmp(buf, "unchanged") &&
+			      !strncmp(err, dropins[i].want, strlen(dropins[i].want)),
+			      tname("refused: uid \"%s\", qos %s, \"%s\"", esc(dropins[i].uid),
+				    dropins[i].qos, esc(dropins[i].policy)),
+			      "got %d \"%s\", buffer \"%s\"", ret, err, esc(buf));
+		json_object_put(o);
+	}
+}
+
+struct collect {
+	int n;
+	char first_type[32];
+};
+
+static int on_value(struct json_object *v, void *ctx)
+{
+	struct collect *c = ctx;
+	struct json_object *t;
+
+	if (!c->n++ && json_object_object_get_ex(v, "type", &t))
+		snprintf(c->first_type, sizeof(c->first_type), "%s", json_object_get_string(t));
+	return 0;
+}
+
+/* feed in pieces of step bytes; returns the feed's error. */
+static int feed(const char *text, size_t step, size_t max, struct collect *c, int *partial)
+{
+	struct json_stream js;
+	char err[256];
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	json_stream_init(&js, max, on_value, c);
+	for (size_t o = 0; o < strlen(text) && !ret; o += step)
+		ret = json_stream_feed(&js, text + o, strlen(text + o) < step ? strlen(text + o) :
+				       step, err, sizeof(err));
+	*partial = json_stream_partial(&js);
+	json_stream_free(&js);
+	return ret;
+}
+
+static void test_stream(void)
+{
+	const char *compact = "{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"DELETED\","
+			      "\"object\":{}}\n";
+	const char *joined = "{\"type\":\"ADDED\"}{\"type\":\"DELETED\"}";
+	const char *pretty = "{\n    \"type\": \"MODIFIED\",\n    \"object\": {\n"
+			     "        \"a\": [1, 2]\n    }\n}\n\n  {\"type\":\"BOOKMARK\"}";
+	struct collect c;
+	int partial, ret;
+
+	for (size_t step = 1; step <= 64; step *= 4) {
+		ret = feed(compact, step, 1 << 20, &c, &partial);
+		check(!ret && c.n == 2 && !strcmp(c.first_type, "ADDED") && !partial,
+		      tname("stream: two events a line, fed %zu bytes at a time", step),
+		      "ret %d, %d values, first %s", ret, c.n, c.first_type);
+		ret = feed(joined, step, 1 << 20, &c, &partial);
+		check(!ret && c.n == 2 && !strcmp(c.first_type, "ADDED") && !partial,
+		      tname("stream: two events without a blank between, fed %zu bytes at a time",
+			    step), "ret %d, %d values, first %s", ret, c.n, c.first_type);
+		ret = feed(pretty, step, 1 << 20, &c, &partial);
+		check(!ret && c.n == 2 && !strcmp(c.first_type, "MODIFIED") && !partial,
+		      tname("stream: pretty-printed, fed %zu bytes at a time", step),
+		      "ret %d, %d values, first %s", ret, c.n, c.first_type);
+	}
+	ret = feed("{\"type\":\"ADDED\",\"obj", 7, 1 << 20, &c, &partial);
+	ASSERT(!ret && !c.n && partial, "stream: a cut value is partial, not delivered");
+	ret = feed("{\"type\":\"ADDED\"}\n{\"type\":}", 5, 1 << 20, &c, &partial);
+	ASSERT(ret == -EBADMSG && c.n == 1, "stream: bytes that are no JSON stop it after the good value");
+	ret = feed("{\"type\":\"ADDED\"},{\"type\":\"ADDED\"}", 64, 1 << 20, &c, &partial);
+	ASSERT(ret == -EBADMSG && c.n == 1, "stream: a comma between events is no JSON stream");
+	ret = feed("{\"type\":\"ADDED\",\"object\":{\"pad\":\"xxxxxxxxxxxxxxxxxxxx\"}}", 8, 32, &c,
+		   &partial);
+	ASSERT(ret == -EMSGSIZE && !c.n, "stream: a value past the size bound is refused");
+}
+
+/* The table against a plain array: inserts, lookups and deletions in a
+ * table small enough for long probe chains and wrap-around.
+ */
+static void test_table(void)
+{
+	enum { N = 3000, OPS = 60000 };
+	static bool in[N];
+	struct pod_table t = {};
+	char uid[32];
+	int bad = 0, present = 0;
+
+	srandom(1);
+	for (int op = 0; op < OPS; op++) {
+		int k = random() % N;
+		struct pod_entry *e;
+
+		snprintf(uid, sizeof(uid), "%x", k * 2654435761u);
+		e = pod_table_get(&t, uid, false);
+		if (!!e != in[k])
+			bad++;
+		if (random() % 3) {
+			e = pod_table_get(&t, uid, true);
+			if (!e || strcmp(e->uid, uid))
+				bad++;
+			present += !in[k];
+			in[k] = true;
+		} else if (e) {
+			pod_table_del(&t, e);
+			in[k] = false;
+			present--;
+		}
+	}
+	for (int k = 0; k < N; k++) {
+		snprintf(uid, sizeof(uid), "%x", k * 2654435761u);
+		bad += !!pod_table_get(&t, uid, false) != in[k];
+	}
+	check(!bad && t.nr == (size_t)present, tname("table: %d operations agree with an array", OPS),
+	      "%d disagreements, %zu entries, want %d", bad, t.nr, present);
+	pod_table_free(&t);
+}
+
+static void count_swept(struct pod_entry *e, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+static void test_sweep(void)
+{
+	struct pod_table t = {};
+	char uid[32];
+	int swept = 0, left = 0;
+
+	for (int k = 0; k < 1000; k++) {
+		snprintf(uid, sizeof(uid), "%x", k * 40503u);
+		pod_table_get(&t, uid, true)->gen = k % 3 ? 2 : 1;
+	}
+	pod_table_sweep(&t, 2, count_swept, &swept);
+	for (int k = 0; k < 1000; k++) {
+		snprintf(uid, sizeof(uid), "%x", k * 40503u);
+		left += !!pod_table_get(&t, uid, false);
+	}
+	check(swept == 334 && left == 666 && t.nr == 666, "table: a sweep removes exactly the stale",
+	      "swept %d, %d found, %zu entries", swept, left, t.nr);
+	pod_table_free(&t);
+}
+
+int main(void)
+{
+	test_targets();
+	test_dropins();
+	test_stream();
+	test_table();
+	test_sweep();
+	return test_done();
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tsq-kube: per-pod TCP Small Queues policy from a pod annotation.
+ *
+ * Watches the pods of its node (list, then watch from the list's
+ * resourceVersion; 410 Gone lists again) and keeps one drop-in in
+ * tsqd's directory per pod whose annotation (tsq.io/policy: "budget
+ * 64k") holds a valid policy, naming the pod's cgroup as the kubelet
+ * makes it. tsqd applies the files. A value the policy parser refuses is
+ * a log line, and the pod's drop-in stays as it was. Drop-ins of pods
+ * that went while tsq-kube was not running go at the next list. See
+ * tsq-kube(8).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "apiclient.h"
+#include "cgroup.h"
+#include "dropin.h"
+#include "log.h"
+#include "jsonstream.h"
+#include "pod.h"
+#include "podtable.h"
+#include "quote.h"
+
+#ifndef TSQ_VERSION
+#define TSQ_VERSION "unknown"
+#endif
+
+#define DEFAULT_ANNOTATION	"tsq.io/policy"
+#define DEFAULT_DROPIN_DIR	"/etc/tsq/tsq.conf.d"
+#define BACKOFF_MIN_MS		200
+#define BACKOFF_MAX_MS		30000
+
+bool kube_verbose;
+static volatile int stopping;
+
+struct agent {
+	struct kube_api api;
+	struct pod_table pods;
+	enum kube_driver driver;
+	const char *node, *annotation, *dir;
+	char mount[PATH_MAX];
+	int dfd;
+	unsigned int gen;		/* of the list in progress or done last */
+	char rv[KUBE_RV_MAX];		/* where a watch resumes */
+	unsigned int backoff_ms;
+};
+
+static unsigned long hash_str(const char *s)
+{
+	unsigned long h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h | 1;	/* never 0: 0 means "nothing refused" */
+}
+
+static void remove_dropin(struct agent *a, struct pod_entry *e, const char *who,
+			  const char *why)
+{
+	int err;
+
+	if (!e->dropin)
+		return;
+	err = dropin_remove(a->dfd, e->uid);
+	if (err) {
+		log_info("%s: removing its drop-in: %s", who, strerror(-err));
+		return;
+	}
+	log_info("%s: policy removed (%s)", who, why);
+	free(e->dropin);
+	e->dropin = NULL;
+}
+
+/* One pod as the API has it now; deleted: it is gone. */
+static void pod_update(struct agent *a, struct json_object *obj, bool deleted)
+{
+	char err[512], text[KUBE_DROPIN_MAX], who[2 * KUBE_NAME_MAX + 8], q[TSQ_QUOTE_BUFSZ];
+	const char *gone = NULL;
+	struct pod_entry *e;
+	struct kube_pod p;
+	unsigned long bad;
+	int ret;
+
+	if (kube_pod_read(obj, a->annotation, &p, err, sizeof(err))) {
+		log_info("a pod skipped: %s", err);
+		return;
+	}
+	kube_pod_label(&p, who, sizeof(who));
+	if (deleted)
+		gone = "pod deleted";
+	else if (p.terminal)
+		gone = "pod finished";
+	else if (strcmp(p.node, a->node))
+		gone = "pod not on this node";	/* a field selector the server ignored */
+	else if (!p.policy)
+		gone = "no annotation";
+	e = pod_table_get(&a->pods, p.uid, !gone);
+	if (!e) {
+		if (!gone)
+			log_info("%s: out of memory", who);
+		return;
+	}
+	e->gen = a->gen;
+	if (gone) {
+		remove_dropin(a, e, who, gone);
+		pod_table_del(&a->pods, e);
+		return;
+	}
+	if (kube_pod_dropin(&p, a->driver, a->mount, a->annotation, text, sizeof(text),
+			    err, sizeof(err))) {
+		/* Once per value, not at every status update of the pod. */
+		bad = hash_str(p.policy) ^ p.qos;
+		if (e->bad != bad)
+			log_info("%s: %s; %s", who, err,
+				 e->dropin ? "its policy stays as it was" : "no policy");
+		e->bad = bad;
+		return;
+	}
+	e->bad = 0;
+	if (e->dropin && !strcmp(e->dropin, text))
+		return;
+	ret = dropin_write(a->dfd, p.uid, text);
+	if (ret) {
+		log_info("%s: writing its drop-in: %s", who, strerror(-ret));
+		return;
+	}
+	free(e->dropin);
+	e->dropin = strdup(text);
+	log_info("%s: %s", who, tsq_quote(q, sizeof(q), strchr(text, '\n') + 1));
+}
+
+static void set_rv(struct agent *a, const char *rv)
+{
+	char q[TSQ_QUOTE_BUFSZ];
+
+	if (!rv || !*rv || strlen(rv) >= sizeof(a->rv)) {
+		log_info("an event without a usable resourceVersion (\"%s\"): kept %s",
+			 tsq_quote(q, sizeof(q), rv ? rv : ""), a->rv);
+		return;
+	}
+	strcpy(a->rv, rv);
+}
+
+static int on_event(struct json_object *ev, void *ctx)
+{
+	struct agent *a = ctx;
+	struct json_object *obj = json_get(ev, "object"), *code;
+	const char *type = json_get_str(ev, "type"), *msg;
+	char q[TSQ_QUOTE_BUFSZ];
+
+	if (!type || !obj || !json_object_is_type(obj, json_type_object)) {
+		log_info("an event without type or object skipped");
+		return 0;
+	}
+	if (!strcmp(type, "ERROR")) {
+		code = json_get(obj, "code");
+		msg = json_get_str(obj, "message");
+		log_info("watch: error event, code %d: %s", code ? json_object_get_int(code) : 0,
+			 tsq_quote(q, sizeof(q), msg ? msg : ""));
+		return code && json_object_get_int(code) == 410 ? KUBE_GONE : -EPROTO;
+	}
+	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
+		pod_update(a, obj, false);
+	else if (!strcmp(type, "DELETED"))
+		pod_update(a, obj, true);
+	else if (strcmp(type, "BOOKMARK")) {
+		log_info("an event of type \"%s\" skipped", tsq_quote(q, sizeof(q), type));
+		return 0;
+	}
+	set_rv(a, json_get_str(json_get(obj, "metadata"), "resourceVersion"));
+	log_debug("%s, at resourceVersion %s", type, a->rv);
+	return 0;
+}
+
+static int on_item(struct json_object *pod, void *ctx)
+{
+	pod_update(ctx, pod, false);
+	return 0;
+}
+
+static void swept(struct pod_entry *e, void *ctx)
+{
+	char who[KUBE_UID_MAX + 8];
+
+	snprintf(who, sizeof(who), "uid %s", e->uid);
+	remove_dropin(ctx, e, who, "pod no longer listed");
+}
+
+/* The drop-ins a previous run left: known, so a list can remove them. */
+static void found(const char *uid, const char *text, void *ctx)
+{
+	struct agent *a = ctx;
+	struct pod_entry *e = pod_table_get(&a->pods, uid, true);
+
+	if (e && !e->dropin)
+		e->dropin = strdup(text);
+}
+
+static void on_signal(int sig)
+{
+	stopping = 1;
+}
+
+/* Sleep ms, or less if a signal comes. */
+static void pause_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (!stopping && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Exponential, with a quarter of jitter: a thousand agents whose API
+ * server restarted do not come back in step.
+ */
+static unsigned int backoff(struct agent *a)
+{
+	unsigned int ms = a->backoff_ms ? a->backoff_ms : BACKOFF_MIN_MS;
+
+	a->backoff_ms = ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms * 2;
+	return ms - ms / 4 + (unsigned int)random() % (ms / 2 + 1);
+}
+
+static int list(struct agent *a)
+{
+	char err[512];
+	size_t before;
+	int ret;
+
+	a->gen++;
+	ret = kube_api_list(&a->api, on_item, a, a->rv, sizeof(a->rv), err, sizeof(err));
+	if (ret) {
+		log_info("list: %s", ret == KUBE_GONE ? "410 Gone (a continue token expired)" : err);
+		return ret;
+	}
+	before = a->pods.nr;
+	pod_table_sweep(&a->pods, a->gen, swept, a);
+	log_info("listed the pods of node %s at resourceVersion %s: %zu with a policy or a "
+		 "refused one, %zu removed", a->node, a->rv, a->pods.nr, before - a->pods.nr);
+	return 0;
+}
+
+static int run(struct agent *a)
+{
+	bool listed = false;
+	char err[512];
+	size_t events;
+	unsigned int ms;
+	int ret;
+
+	while (!stopping) {
+		if (!listed) {
+			ret = list(a);
+			if (ret) {
+				if (!stopping)
+					pause_ms(backoff(a));
+				continue;
+			}
+			listed = true;
+			a->backoff_ms = 0;
+		}
+		events = 0;
+		ret = kube_api_watch(&a->api, a->rv, on_event, a, &events, err, sizeof(err));
+		if (stopping)
+			break;
+		if (events)
+			a->backoff_ms = 0;
+		if (ret == KUBE_GONE) {
+			log_info("watch: resourceVersion %s is too old: listing again", a->rv);
+			listed = false;
+			continue;
+		}
+		if (!ret) {
+			log_debug("watch: ended by the server after %zu events", events);
+			continue;
+		}
+		ms = backoff(a);
+		if (ret != -EPROTO || err[0])
+			log_info("watch: %s; again from resourceVersion %s in %u ms",
+				 ret == -EPROTO && !err[0] ? "error event" : err, a->rv, ms);
+		pause_ms(ms);
+	}
+	log_info("exiting; the drop-ins stay, as tsqd keeps policies in force");
+	return 0;
+}
+
+static enum kube_driver detect_driver(const char *mount, const char *opt)
+{
+	char path[PATH_MAX];
+
+	if (!strcmp(opt, "systemd"))
+		return KUBE_DRIVER_SYSTEMD;
+	if (!strcmp(opt, "cgroupfs"))
+		return KUBE_DRIVER_CGROUPFS;
+	if (strcmp(opt, "auto")) {
+		fprintf(stderr, "tsq-kube: --cgroup-driver \"%s\": want systemd, cgroupfs or auto\n",
+			opt);
+		exit(2);
+	}
+	snprintf(path, sizeof(path), "%s/kubepods.slice", mount);
+	if (!access(path, F_OK))
+		return KUBE_DRIVER_SYSTEMD;
+	snprintf(path, sizeof(path), "%s/kubepods", mount);
+	if (!access(path, F_OK))
+		return KUBE_DRIVER_CGROUPFS;
+	fprintf(stderr, "tsq-kube: neither %s/kubepods.slice nor %s/kubepods exists: give "
+		"--cgroup-driver systemd or cgroupfs\n", mount, mount);
+	exit(1);
+}
+
+static void usage(FILE *f, int rc)
+{
+	fprintf(f,
+		"Usage: tsq-kube [OPTIONS]\n"
+		"Keep a tsq.conf drop-in per pod of this node from its policy annotation.\n"
+		"  -n, --node NAME            this node ($NODE_NAME)\n"
+		"  -a, --annotation KEY       the annotation read (%s)\n"
+		"  -d, --dropin-dir DIR       tsqd's drop-in directory (%s)\n"
+		"  -g, --cgroup-driver DRIVER systemd, cgroupfs or auto (auto)\n"
+		"  -s, --server URL           API server (in a pod: $KUBERNETES_SERVICE_HOST)\n"
+		"      --ca FILE              its CA (%s/ca.crt)\n"
+		"      --token FILE           bearer token (%s/token)\n"
+		"  -v, --verbose              a line per event\n"
+		"  -h, --help, -V, --version\n"
+		"See tsq-kube(8).\n",
+		DEFAULT_ANNOTATION, DEFAULT_DROPIN_DIR, KUBE_SA_DIR, KUBE_SA_DIR);
+	exit(rc);
+}
+
+/* A qualified annotation key: [prefix/]name of [A-Za-z0-9._-]. */
+static bool annotation_valid(const char *k)
+{
+	size_t n = strlen(k);
+
+	return n && n <= 316 && strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789._-/") == n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "node", required_argument, NULL, 'n' },
+		{ "annotation", required_argument, NULL, 'a' },
+		{ "dropin-dir", required_argument, NULL, 'd' },
+		{ "cgroup-driver", required_argument, NULL, 'g' },
+		{ "server", required_argument, NULL, 's' },
+		{ "ca", required_argument, NULL, 'C' },
+		{ "token", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	struct agent a = { .annotation = DEFAULT_ANNOTATION, .dir = DEFAULT_DROPIN_DIR };
+	const char *driver = "auto", *server = NULL, *ca = NULL, *token = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[512];
+	int c, ret;
+
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	a.node = getenv("NODE_NAME");
+	while ((c = getopt_long(argc, argv, "n:a:d:g:s:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': a.node = optarg; break;
+		case 'a': a.annotation = optarg; break;
+		case 'd': a.dir = optarg; break;
+		case 'g': driver = optarg; break;
+		case 's': server = optarg; break;
+		case 'C': ca = optarg; break;
+		case 'T': token = optarg; break;
+		case 'v': kube_verbose = true; break;
+		case 'h': usage(stdout, 0); break;
+		case 'V': printf("tsq-kube %s\n", TSQ_VERSION); return 0;
+		default: usage(stderr, 2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tsq-kube: unexpected argument %s\n", argv[optind]);
+		return 2;
+	}
+	if (!a.node || !*a.node || strlen(a.node) > KUBE_NAME_MAX ||
+	    strspn(a.node, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(a.node)) {
+		fprintf(stderr, "tsq-kube: %s: want a node name (--node or $NODE_NAME)\n",
+			a.node && *a.node ? "not a node name" : "no node");
+		return 2;
+	}
+	if (!annotation_valid(a.annotation)) {
+		fprintf(stderr, "tsq-kube: --annotation: not an annotation key\n");
+		return 2;
+	}
+	if (tsq_cgroup_mount(a.mount, sizeof(a.mount)))
+		strcpy(a.mount, "/sys/fs/cgroup");
+	a.driver = detect_driver(a.mount, driver);
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	srandom(getpid() ^ time(NULL));
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		fprintf(stderr, "tsq-kube: libcurl failed to initialise\n");
+		return 1;
+	}
+	ret = kube_api_init(&a.api, server, ca, token, a.node, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "tsq-kube: %s\n", err);
+		return 1;
+	}
+	a.api.stop = &stopping;
+	a.dfd = dropin_dir_open(a.dir);
+	if (a.dfd < 0) {
+		fprintf(stderr, "tsq-kube: %s: %s\n", a.dir, strerror(-a.dfd));
+		return 1;
+	}
+	ret = dropin_scan(a.dfd, KUBE_DROPIN_MAX, found, &a);
+	if (ret) {
+		fprintf(stderr, "tsq-kube: %s: %s\n", a.dir, strerror(-ret));
+		return 1;
+	}
+	log_info("node %s, %s driver, annotation %s, drop-ins in %s (%zu found), API %s",
+		 a.node, a.driver == KUBE_DRIVER_SYSTEMD ? "systemd" : "cgroupfs", a.annotation,
+		 a.dir, a.pods.nr, a.api.server);
+	ret = run(&a);
+	kube_api_free(&a.api);
+	pod_table_free(&a.pods);
+	close(a.dfd);
+	curl_global_cleanup();
+	return ret;
+}
