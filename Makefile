@@ -88,7 +88,7 @@ all: $(BPF_OBJS) $(SKELS) $(PROGS)
 
 # What the host, VM and bench runs use besides the product (the unit
 # tests join it in user/Makefile.inc).
-tests: $(TEST_BPF_OBJS) $(TEST_SKELS) $(TEST_PROGS) selftests
+tests: $(TEST_BPF_OBJS) $(TEST_SKELS) $(TEST_PROGS)
 
 # libtsq (libc only), its unit tests and fuzzers.
 include user/Makefile.inc
@@ -230,13 +230,13 @@ selftests: kernel tools
 # Only these boot the guest kernel: only they build it. check also
 # installs the package it builds (tests/host/test_deb.sh, t_deb.sh) and
 # merges the kernel config (test_kconfig.sh).
-check: all tests kernel deb | deps-kernel-deb
+check: all tests kernel selftests deb | deps-kernel-deb
 	$(Q)DEBUG=$(DEBUG) tests/check $(TESTS)
 
 check-host: all tests
 	$(Q)tests/host/run
 
-check-vm: all tests kernel
+check-vm: all tests kernel selftests
 	$(Q)DEBUG=$(DEBUG) tests/vm/run-tests $(TESTS)
 
 demo: all tests kernel

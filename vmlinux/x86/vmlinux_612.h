@@ -475,8 +475,7 @@ enum {
 	BPF_SOCK_OPS_PARSE_ALL_HDR_OPT_CB_FLAG = 16,
 	BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG = 32,
 	BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG = 64,
-	BPF_SOCK_OPS_TSQ_CB_FLAG = 128,
-	BPF_SOCK_OPS_ALL_CB_FLAGS = 255,
+	BPF_SOCK_OPS_ALL_CB_FLAGS = 127,
 };
 
 enum {
@@ -6605,13 +6604,6 @@ enum batadv_packettype {
 	BATADV_UNICAST_TVLV = 68,
 };
 
-enum bbr_mode {
-	BBR_STARTUP = 0,
-	BBR_DRAIN = 1,
-	BBR_PROBE_BW = 2,
-	BBR_PROBE_RTT = 3,
-};
-
 enum behavior {
 	EXCLUSIVE = 0,
 	SHARED = 1,
@@ -7427,6 +7419,11 @@ enum bpf_task_vma_iter_find_op {
 	task_vma_iter_first_vma = 0,
 	task_vma_iter_next_vma = 1,
 	task_vma_iter_find_vma = 2,
+};
+
+enum bpf_tcp_tsq_flags {
+	BPF_TCP_TSQ_F_DELIVERY_RATE = 1,
+	BPF_TCP_TSQ_F_ALL = 1,
 };
 
 enum bpf_text_poke_type {
@@ -14188,11 +14185,6 @@ enum tcp_synack_type {
 	TCP_SYNACK_NORMAL = 0,
 	TCP_SYNACK_FASTOPEN = 1,
 	TCP_SYNACK_COOKIE = 2,
-};
-
-enum tcp_tsq_tso_site {
-	TCP_TSQ_TSO_XMIT = 0,
-	TCP_TSQ_TSO_SIZE_GOAL = 1,
 };
 
 enum tcp_tw_status {
@@ -22145,54 +22137,6 @@ struct batch_u8 {
 	unsigned int position;
 };
 
-struct minmax_sample {
-	u32 t;
-	u32 v;
-};
-
-struct minmax {
-	struct minmax_sample s[3];
-};
-
-struct bbr {
-	u32 min_rtt_us;
-	u32 min_rtt_stamp;
-	u32 probe_rtt_done_stamp;
-	struct minmax bw;
-	u32 rtt_cnt;
-	u32 next_rtt_delivered;
-	u64 cycle_mstamp;
-	u32 mode: 3;
-	u32 prev_ca_state: 3;
-	u32 packet_conservation: 1;
-	u32 round_start: 1;
-	u32 idle_restart: 1;
-	u32 probe_rtt_round_done: 1;
-	u32 unused: 13;
-	u32 lt_is_sampling: 1;
-	u32 lt_rtt_cnt: 7;
-	u32 lt_use_bw: 1;
-	u32 lt_bw;
-	u32 lt_last_delivered;
-	u32 lt_last_stamp;
-	u32 lt_last_lost;
-	u32 pacing_gain: 10;
-	u32 cwnd_gain: 10;
-	u32 full_bw_reached: 1;
-	u32 full_bw_cnt: 2;
-	u32 cycle_idx: 3;
-	u32 has_seen_rtt: 1;
-	u32 unused_b: 5;
-	u32 prior_cwnd;
-	u32 full_bw;
-	u64 ack_epoch_mstamp;
-	u16 extra_acked[2];
-	u32 ack_epoch_acked: 20;
-	u32 extra_acked_win_rtts: 5;
-	u32 extra_acked_win_idx: 1;
-	u32 unused_c: 6;
-};
-
 struct gendisk;
 
 struct request_queue;
@@ -28457,8 +28401,7 @@ struct bpf_struct_ops_tcp_congestion_ops {
 };
 
 struct tcp_tsq_ops {
-	u32 (*tsq_limit)(struct sock *, u32);
-	u32 (*tso_segs)(struct sock *, u32, u32, enum tcp_tsq_tso_site);
+	void (*established)(struct sock *);
 };
 
 struct bpf_struct_ops_tcp_tsq_ops {
@@ -28471,6 +28414,7 @@ struct bpf_struct_ops_tcp_tsq_ops {
 	long: 64;
 	long: 64;
 	struct tcp_tsq_ops data;
+	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -28572,6 +28516,16 @@ struct bpf_tcp_sock {
 	__u32 delivered;
 	__u32 delivered_ce;
 	__u32 icsk_retransmits;
+};
+
+struct bpf_tcp_tsq {
+	u32 limit;
+	u32 limit_us;
+	u32 tso;
+	u32 flags;
+	u32 budget;
+	u32 reserved;
+	u64 group;
 };
 
 struct bpf_test_timer {
@@ -34060,23 +34014,6 @@ struct data_chunk {
 	size_t icg;
 	size_t dst_icg;
 	size_t src_icg;
-};
-
-struct tcp_plb_state {
-	u8 consec_cong_rounds: 5;
-	u8 unused: 3;
-	u32 pause_until;
-};
-
-struct dctcp {
-	u32 old_delivered;
-	u32 old_delivered_ce;
-	u32 prior_rcv_nxt;
-	u32 dctcp_alpha;
-	u32 next_seq;
-	u32 ce_state;
-	u32 loss_cwnd;
-	struct tcp_plb_state plb;
 };
 
 struct debug_reply_data {
@@ -50741,6 +50678,15 @@ struct mini_Qdisc_pair {
 	struct mini_Qdisc **p_miniq;
 };
 
+struct minmax_sample {
+	u32 t;
+	u32 v;
+};
+
+struct minmax {
+	struct minmax_sample s[3];
+};
+
 struct miscdevice {
 	int minor;
 	const char *name;
@@ -51194,6 +51140,12 @@ struct module {
 	unsigned int num_kprobe_blacklist;
 	int num_static_call_sites;
 	struct static_call_site *static_call_sites;
+	struct list_head source_list;
+	struct list_head target_list;
+	void (*exit)(void);
+	atomic_t refcnt;
+	long: 64;
+	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -51247,6 +51199,13 @@ struct module_string {
 	struct list_head next;
 	struct module *module;
 	char *str;
+};
+
+struct module_use {
+	struct list_head source_list;
+	struct list_head target_list;
+	struct module *source;
+	struct module *target;
 };
 
 struct module_version_attribute {
@@ -64083,6 +64042,20 @@ struct tcp_sack_block {
 	u32 end_seq;
 };
 
+struct tcp_tsq_group;
+
+struct tcp_tsq {
+	u32 flags;
+	u32 limit;
+	u32 limit_us;
+	u32 tso;
+	struct tcp_tsq_group *group;
+	u32 charged;
+	u32 need;
+	spinlock_t lock;
+	struct list_head wait;
+};
+
 struct tcp_fastopen_request;
 
 struct tcp_sock {
@@ -64249,6 +64222,7 @@ struct tcp_sock {
 	int linger2;
 	u8 bpf_sock_ops_cb_flags;
 	u8 bpf_chg_cc_inprogress: 1;
+	struct tcp_tsq tsq;
 	u16 timeout_rehash;
 	u32 rcv_ooopack;
 	struct {
@@ -64488,6 +64462,12 @@ struct tcp_out_options {
 	struct mptcp_out_options mptcp;
 };
 
+struct tcp_plb_state {
+	u8 consec_cong_rounds: 5;
+	u8 unused: 3;
+	u32 pause_until;
+};
+
 struct tcp_repair_opt {
 	__u32 opt_code;
 	__u32 opt_val;
@@ -64603,6 +64583,17 @@ struct tcp_timewait_sock {
 	u32 tw_last_oow_ack_time;
 	int tw_ts_recent_stamp;
 	u32 tw_tx_delay;
+};
+
+struct tcp_tsq_group {
+	atomic_long_t queued;
+	u32 budget;
+	refcount_t ref;
+	spinlock_t lock;
+	struct list_head waiters;
+	u64 id;
+	struct hlist_node node;
+	struct callback_head rcu;
 };
 
 struct tcp_ulp_ops {
@@ -66262,6 +66253,11 @@ struct trace_event_data_offsets_module_free {
 };
 
 struct trace_event_data_offsets_module_load {
+	u32 name;
+	const void *name_ptr_;
+};
+
+struct trace_event_data_offsets_module_refcnt {
 	u32 name;
 	const void *name_ptr_;
 };
@@ -68396,6 +68392,14 @@ struct trace_event_raw_module_load {
 	char __data[0];
 };
 
+struct trace_event_raw_module_refcnt {
+	struct trace_entry ent;
+	long unsigned int ip;
+	int refcnt;
+	u32 __data_loc_name;
+	char __data[0];
+};
+
 struct trace_event_raw_module_request {
 	struct trace_entry ent;
 	long unsigned int ip;
@@ -69666,6 +69670,7 @@ struct trace_event_raw_tcp_tsq_throttle {
 	__u64 cgroup_id;
 	__u64 limit;
 	__u64 pacing_rate;
+	__s64 group_queued;
 	__u32 wmem_alloc;
 	__u16 sport;
 	__u16 dport;
@@ -74995,7 +75000,11 @@ typedef void (*btf_trace_mmap_lock_start_locking)(void *, struct mm_struct *, co
 
 typedef void (*btf_trace_module_free)(void *, struct module *);
 
+typedef void (*btf_trace_module_get)(void *, struct module *, long unsigned int);
+
 typedef void (*btf_trace_module_load)(void *, struct module *);
+
+typedef void (*btf_trace_module_put)(void *, struct module *, long unsigned int);
 
 typedef void (*btf_trace_module_request)(void *, char *, bool, long unsigned int);
 
@@ -75377,7 +75386,7 @@ typedef void (*btf_trace_tcp_retransmit_synack)(void *, const struct sock *, con
 
 typedef void (*btf_trace_tcp_send_reset)(void *, const struct sock *, const struct sk_buff *, const enum sk_rst_reason);
 
-typedef void (*btf_trace_tcp_tsq_throttle)(void *, struct sock *, long unsigned int, bool);
+typedef void (*btf_trace_tcp_tsq_throttle)(void *, struct sock *, long unsigned int, long int);
 
 typedef void (*btf_trace_thermal_apic_entry)(void *, int);
 
