@@ -45,7 +45,7 @@ check "a flow in /many/c1 made statistics" 'n >= 1' n="$(entries stats)"
 kill $tsqd
 wait $tsqd
 rmdir $cgr/many/c* $cgr/many
-for m in stats state; do
+for m in stats policy; do
 	check "after rmdir of $n cgroups: $m map empty" 'n == 0' n="$(entries $m)"
 done
 check "after rmdir: show lists nothing" 'n == 0' n="$("$TSQCTL" -j show | jq length)"
