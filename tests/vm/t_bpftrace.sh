@@ -55,7 +55,7 @@ tso=$(sed -n 's/^@tso_bytes\[bulk\]: count [0-9]*, average \([0-9]*\),.*/\1/p' \
 check "tsq-limits.bt: /bulk's limit between 8 KB and the two-skb floor" \
 	'l >= 8192 && l <= 65536' l="${lim:-0}"
 check "tsq-limits.bt: /bulk's TSO packets at most 8 KB" 't > 0 && t <= 8192' t="${tso:-0}"
-# /free has no policy: its sockets did not opt in, the kernel's own limit.
+# /free has no policy: its sockets keep the kernel's own limit.
 free=$(sed -n 's/^@limit_bytes\[free, 0\]: count [0-9]*, average \([0-9]*\),.*/\1/p' \
 	"$TMP/tsq-limits.bt" | sort -n | tail -1)
 check "tsq-limits.bt: /free keeps a stock-sized limit" 'f >= 32768' f="${free:-0}"

@@ -95,11 +95,11 @@ static int check_room(const struct tsqctl_ctx *c, int map, int cg, const char *p
 	return 0;
 }
 
-/* After a change on path: sockets resolve again, and the established
- * ones of this netns and of the cgroup's processes' network namespaces
- * (a pod's) are opted in or out. Entering another netns takes
- * CAP_SYS_ADMIN; without it, those connections follow at their next
- * connect, as this says.
+/* After a change on path: the established sockets of this netns and of
+ * the cgroup's processes' network namespaces (a pod's) get their
+ * cgroup's policy again (policy_sync), or stock TSQ. Entering another
+ * netns takes CAP_SYS_ADMIN; without it, those connections keep what
+ * they had and new ones get the policy, as this says.
  */
 static int changed(const struct tsqctl_ctx *c, const char *verb, char *path)
 {
