@@ -35,8 +35,12 @@ patches=()
 for p in "$top"/kernel/patches/*.patch; do
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done
+# The diffs, not the commit messages: rewording one keeps the cache.
 key=$( { stat -c '%s-%Y' "$tarball"; cat "$0"; sha256sum "$vmlinux"
-	echo "${KERNEL_SRC:-}"; cat "${patches[@]}"; } | sha256sum | cut -c1-16)
+	echo "${KERNEL_SRC:-}"
+	[ -z "${KERNEL_SRC:-}" ] || cat "$KERNEL_SRC"/tools/testing/selftests/bpf/prog*/tcp_tsq*
+	sed -n '/^diff --git/,/^-- $/p' "${patches[@]}"; } |
+	sha256sum | cut -c1-16)
 art=$cache/selftests/$key
 mkdir -p "$out" "$cache/selftests"
 exec 9>"$cache/.kernel.lock"
@@ -83,7 +87,7 @@ rm -rf "$art.tmp"
 mkdir -p "$art.tmp"
 # The skeleton lists that name left-out programs are emptied; so are the
 # extra files (bpf_testmod.ko, ...) that only left-out tests use.
-make -s -C "$st" -j"$jobs" OUTPUT="$art.tmp/" VMLINUX_BTF="$vmlinux" \
+make -s -C "$st" -j"$jobs" OUTPUT="$art.tmp" VMLINUX_BTF="$vmlinux" \
 	CLANG="$clang" LLC="llc$llvm" LLVM_STRIP="llvm-strip$llvm" \
 	LSKELS= LSKELS_SIGNED= LSKELS_EXTRA= LINKED_SKELS= TRUNNER_EXTRA_FILES= \
 	"$art.tmp/test_progs" >/dev/null

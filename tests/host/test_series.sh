@@ -24,6 +24,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$tmp" init -q
 sed -n 's|^--- a/||p' "${patches[@]}" | sort -u | while read -r f; do
+	# A file an earlier patch of the series creates.
+	[ -f "$tree/$f" ] || continue
 	mkdir -p "$tmp/$(dirname "$f")"
 	cp "$tree/$f" "$tmp/$f"
 done

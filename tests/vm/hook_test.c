@@ -588,6 +588,11 @@ static void *race_thread(void *p)
 		if (i & 1)
 			bpf_link__detach(link);
 		bpf_link__destroy(link);
+		/* Let the other thread find the slot free now and then:
+		 * without it one thread could win every round (1 of 1000
+		 * seen).
+		 */
+		usleep(100);
 	}
 	return NULL;
 }

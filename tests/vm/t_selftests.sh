@@ -28,7 +28,7 @@ while IFS= read -r line; do
 	"#"*:OK) pass "${line#\#}" ;;
 	"#"*:FAIL) fail "${line#\#}" ;;
 	"#"*:SKIP) echo "# ${line#\#}" ;;
-	*:printf:*|test_*:*) echo "# $line" ;;
+	*:FAIL:*|*:printf:*|test_*:*|libbpf:*) echo "# $line" ;;
 	esac
 done <"$TMP/test_progs.out"
 summary=$(grep '^Summary:' "$TMP/test_progs.out")

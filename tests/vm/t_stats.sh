@@ -97,26 +97,12 @@ log "stats keys: $(keys stats)"
 check "/gone has statistics before rmdir" 'n == 1' \
 	n="$(keys stats | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
 rmdir $cgr/gone
-for m in stats state socks; do
+for m in stats socks; do
 	check "rmdir /gone: no $m entry left" 'n == 0' \
 		n="$(keys $m | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
 done
 check "rmdir /gone: show no longer lists it" 'n == 0' \
 	n="$("$TSQCTL" -j show | jq '[.[] | select(.cgroup == "/gone")] | length')"
-
-# What makes up for skipped state changes, alone: with the state-change
-# program unpinned (so gone), a flow's sockets are counted at their first
-# transmit and taken off by tcp_destroy_sock.
-rm /sys/fs/bpf/tsq/sk_state
-CG=$cgr/bulk/a flow late 10 &
-pa=$!
-while kill -0 $pa 2>/dev/null && [ "$(ss_bulk)" != 2 ]; do sleep 0.1; done
-sleep 0.5
-n1=$("$TSQCTL" -j stats | jq '.[] | select(.cgroup == "/bulk") | .sockets')
-wait $pa
-sleep 1
-check "sk_state gone: counted at first transmit, taken off at destroy" 'n1 == 2 && n == 0' \
-	n1="$n1" n="$("$TSQCTL" -j stats | jq '.[] | select(.cgroup == "/bulk") | .sockets')"
 
 "$TSQCTL" reset
 rmdir $cgr/bulk/a $cgr/bulk/b $cgr/bulk $cgr/idle
