@@ -15,8 +15,10 @@ pkgs=(
 	qemu-system-x86			# the test VM
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
 	man-db groff-base		# man page checks
+	prometheus			# promtool: /metrics as Prometheus parses it
+	python3				# strict JSON decoding of every -j output
 )
-[ "${1:-}" != bench ] || pkgs+=(python3 python3-matplotlib)
+[ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
