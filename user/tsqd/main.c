@@ -226,6 +226,30 @@ static void sync_cgroups(struct daemon *d)
 	changed(policies_sync(&d->ps));
 }
 
+/* Observation mode: the files are read and checked, so that their
+ * errors show before the hook arrives, but nothing is applied and no
+ * cgroup is watched: there is no policy map to apply to.
+ */
+static void check_files(struct daemon *d, bool starting)
+{
+	struct tsq_conf conf;
+	char err[1024];
+	int ret;
+
+	tsq_conf_init(&conf, mount_point);
+	ret = tsq_conf_load(&conf, conf_file, conf_dir, err, sizeof(err));
+	if (ret < 0)
+		log_info("%s; observation mode: nothing is applied anyway",
+			 err[0] ? err : strerror(-ret));
+	else
+		log_info("%s %zu policies; observation mode: not applied",
+			 starting ? "read" : "reread", conf.nr);
+	tsq_conf_free(&conf);
+	watch_conf(d);
+	if (!starting)
+		notify("READY=1\nSTATUS=observation mode (no tcp_tsq_ops hook)");
+}
+
 static int reload(struct daemon *d, bool starting)
 {
 	char err[1024];
@@ -233,6 +257,10 @@ static int reload(struct daemon *d, bool starting)
 
 	if (!starting)
 		notify_reloading();
+	if (observer) {
+		check_files(d, starting);
+		return 0;
+	}
 	ret = policies_load(&d->ps, conf_file, conf_dir, err, sizeof(err));
 	if (ret < 0) {
 		log_info("%s; %s", err[0] ? err : strerror(-ret),
@@ -356,13 +384,13 @@ static int run(struct daemon *d)
 				d->settle_end = 0;
 				if (d->reload)
 					reload(d, false);
-				else if (d->sync)
+				else if (d->sync && !observer)
 					sync_cgroups(d);
 				d->reload = d->sync = false;
 				break;
 			case EV_TICK:
 				drain(d->tick);
-				if (policies_pending_units(&d->ps))
+				if (!observer && policies_pending_units(&d->ps))
 					sync_cgroups(d);
 				if (log_interval && time(NULL) - d->last_log >= log_interval) {
 					d->last_log = time(NULL);
@@ -501,8 +529,10 @@ int main(int argc, char **argv)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
 		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
-	if (observer)
+	if (observer) {
+		reload(&d, true);
 		goto loop;
+	}
 	d.policy = tsq_pinned(TSQ_PIN_POLICY);
 	if (d.policy < 0)
 		die("policy map: %s", strerror(-d.policy));
