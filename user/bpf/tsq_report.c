@@ -22,8 +22,10 @@
 struct walk_ctx {
 	struct tsq_report *r;
 	int policy, stats, state, socks, ncpu, err;
-	/* Index + 1 of the entry that covers each level; 0: none. */
-	size_t owner[TSQ_CGROUP_WALK_DEPTH + 1];
+	/* Index + 1 of the entry that covers each level; 0: none. As deep
+	 * as the tree is.
+	 */
+	size_t *owner, nowner;
 	struct tsq_stats *percpu;
 };
 
@@ -111,7 +113,21 @@ static void visit(int fd, const char *path, int depth, void *arg)
 	bool has_stats;
 
 	c->r->cgroups++;
-	if (!id || c->err)
+	if (c->err)
+		return;
+	if ((size_t)depth >= c->nowner) {
+		size_t n = 2 * depth + 64;
+		size_t *v = realloc(c->owner, n * sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return;
+		}
+		c->owner = v;
+		c->nowner = n;
+	}
+	c->owner[depth] = owner;
+	if (!id)
 		return;
 	if (bpf_map_lookup_elem(c->policy, &fd, &p))
 		p.flags = 0;
@@ -165,6 +181,7 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	close_fd(c.state);
 	close_fd(c.socks);
 	free(c.percpu);
+	free(c.owner);
 	if (err)
 		tsq_report_free(r);
 	return err;

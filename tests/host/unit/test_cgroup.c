@@ -4,6 +4,7 @@
  * made below a fresh MOUNT/tsq-test-PID and removed at the end.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -297,6 +298,118 @@ static void test_units(void)
 	ASSERT(ret == -EMEDIUMTYPE, "unit: symlink named like the unit refused");
 }
 
+/* levels nested directories named name below dfd. */
+static bool make_chain(int dfd, const char *name, int levels)
+{
+	int fd = dup(dfd);
+
+	for (int i = 0; i < levels && fd >= 0; i++) {
+		int next;
+
+		if (mkdirat(fd, name, 0755) && errno != EEXIST)
+			break;
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = next;
+	}
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Remove the tree below dfd's child name, children first. */
+static void remove_tree(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			remove_tree(dirfd(d), de->d_name);
+	if (d)
+		closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+struct walk_seen {
+	int visited, deepest, hidden;
+	size_t longest;
+	int max_fds;
+};
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void seen_one(int fd, const char *path, int depth, void *arg)
+{
+	struct walk_seen *w = arg;
+	const char *last = strrchr(path, '/');
+
+	w->visited++;
+	if (depth > w->deepest)
+		w->deepest = depth;
+	if (strlen(path) > w->longest)
+		w->longest = strlen(path);
+	if (last && !strcmp(last, "/.hidden"))
+		w->hidden++;
+	if (depth % 20 == 0) {
+		int n = open_fds();
+
+		if (n > w->max_fds)
+			w->max_fds = n;
+	}
+}
+
+/*
+ * The walk reaches every cgroup whatever its depth or path length, with
+ * a bounded number of fds: a cgroup 150 levels down, one whose path is
+ * over PATH_MAX, one whose name starts with a dot.
+ */
+static void test_walk(void)
+{
+	const char *name = base + strlen(mnt);
+	char rel[PATH_MAX], longname[251];
+	struct walk_seen w = {};
+	int bfd, ret;
+
+	memset(longname, 'L', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	bfd = open(base, O_RDONLY | O_DIRECTORY);
+	if (!check(bfd >= 0 && !mkdirat(bfd, "w", 0755), "walk: setup", "%s", strerror(errno)))
+		return;
+	{
+		int wfd = openat(bfd, "w", O_RDONLY | O_DIRECTORY);
+
+		ASSERT(make_chain(wfd, "d", 150) && make_chain(wfd, longname, 20) &&
+		       !mkdirat(wfd, ".hidden", 0755), "walk: 150 levels, a path over PATH_MAX");
+		close(wfd);
+	}
+	snprintf(rel, sizeof(rel), "%s/w", name);
+	ret = tsq_cgroup_walk(mnt, rel, seen_one, &w);
+	check(!ret && w.visited == 1 + 150 + 20 + 1, "walk: every cgroup visited",
+	      "ret %d, %d visited", ret, w.visited);
+	check(w.deepest == 150, "walk: 150 levels deep", "deepest %d", w.deepest);
+	check(w.longest == strlen(rel) + 20 * (1 + strlen(longname)),
+	      "walk: a path longer than PATH_MAX, whole", "longest %zu", w.longest);
+	check(w.hidden == 1, "walk: a name starting with a dot", "%d", w.hidden);
+	check(w.max_fds > 0 && w.max_fds < 64,
+	      tname("walk: fds bounded at depth 150 (%d open at most)", w.max_fds),
+	      "at most %d open", w.max_fds);
+	remove_tree(bfd, "w");
+	close(bfd);
+}
+
 int main(void)
 {
 	test_mountinfo();
@@ -320,6 +433,7 @@ int main(void)
 		test_open();
 		test_escapes();
 		test_units();
+		test_walk();
 	}
 	cleanup();
 	ASSERT(access(base, F_OK) && errno == ENOENT, "cgroup: test tree removed");
