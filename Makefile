@@ -54,7 +54,8 @@ SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
-	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps
+	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps \
+	      $(OUTPUT)/mapfill
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
@@ -133,6 +134,7 @@ SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 # after which the .d files name the ones each needs.
 $(LIBTSQ_BPF_OBJS) $(TSQCTL_OBJS) $(TSQD_OBJS) $(SCALE_MAPS_OBJS): | $(SKELS) tools
 $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
+$(call obj,tests/host/mapfill.c): | tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
@@ -154,6 +156,10 @@ $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(Q)$(link)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/mapfill: $(call obj,tests/host/mapfill.c) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
