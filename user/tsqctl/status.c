@@ -120,7 +120,7 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	print_uint(PRINT_JSON, "tsqd_pid", NULL, daemon);
 	if (!daemon) {
 		print_null(PRINT_JSON, "tsqd_mode", NULL, NULL);
-		print_string(PRINT_FP, NULL, "%s", "tsqd: not running\n");
+		print_string(PRINT_FP, NULL, "%s\n", "tsqd: not running");
 	} else {
 		print_string(PRINT_JSON, "tsqd_mode", NULL, hook ? "policy" : "observation");
 		print_uint(PRINT_FP, NULL, "tsqd: running, pid %u", daemon);
