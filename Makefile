@@ -155,6 +155,32 @@ $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
+# tsqd and tsqctl again under ASan and UBSan, stopping at the first
+# finding, for the host tests that drive them with hostile input
+# (test_sanitize.sh). Their own objects: other flags.
+SAN := $(OUTPUT)/san
+SAN_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	      -fno-sanitize-recover=all
+SAN_LIB_SRCS := $(LIBTSQ_SRCS) $(wildcard user/bpf/*.c)
+san_obj = $(patsubst %.c,$(SAN)/obj/%.o,$(1))
+
+$(SAN)/obj/%.o: %.c | $(SKELS) tools
+	$(call msg,SAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(USER_INCLUDES) -c $< -o $@
+
+$(call san_obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
+
+$(SAN)/tsqd: $(call san_obj,$(wildcard user/tsqd/*.c) $(SAN_LIB_SRCS)) | tools
+	$(call msg,SAN-LD,$@)
+	$(Q)$(CC) $(SAN_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(SAN)/tsqctl: $(call san_obj,$(wildcard user/tsqctl/*.c) $(SAN_LIB_SRCS)) | tools
+	$(call msg,SAN-LD,$@)
+	$(Q)$(CC) $(SAN_CFLAGS) $^ $(LDLIBS) -o $@
+
+tests: $(SAN)/tsqd $(SAN)/tsqctl
+
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
@@ -225,7 +251,7 @@ bench: all tests
 	$(Q)bench/run
 
 -include $(wildcard $(OUTPUT)/*.d $(ST_OUT)/*.d) \
-	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+	 $(shell find $(OBJ) $(SAN)/obj -name '*.d' 2>/dev/null)
 
 # Installing rebuilds nothing (like the kernel's modules_install): it
 # runs as root on the target, where a kernel build is out of place.
