@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * From a systemd unit name to its cgroup, without asking systemd over
- * D-Bus: tsqd must not depend on it, and the cgroup tree already says
- * where each unit is.
+ * From a systemd unit name to its cgroup, the way systemd itself knows
+ * it: the unit's ControlGroup property, from `systemctl show` (which
+ * needs no D-Bus daemon: as root it talks to PID 1's private socket).
+ * A directory named like a unit proves nothing: anyone with a delegated
+ * subtree (a user's systemd, a container) can make
+ * .../user@1000.service/backup.service, and a policy meant for the
+ * system's backup.service must not follow it there. Without systemd
+ * (no /run/systemd/system), only the place systemd would give the unit
+ * by default counts: its slice's, never a search of the tree.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cgroup.h"
 #include "unit.h"
@@ -111,84 +120,6 @@ int tsq_unit_slice_path(const char *slice, char *path, size_t len)
 	return 0;
 }
 
-struct search {
-	const char *unit;
-	dev_t dev;
-	char cur[PATH_MAX];	/* the directory being read */
-	char found[PATH_MAX];	/* the shallowest match */
-	int best;		/* its depth, 0 for none yet */
-	int count;		/* matches at that depth */
-};
-
-static bool is_dir(int dfd, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-	       S_ISDIR(st.st_mode);
-}
-
-static bool worth_descending(const struct search *s, int depth)
-{
-	return depth < TSQ_UNIT_SEARCH_DEPTH && (!s->best || depth < s->best);
-}
-
-/*
- * Depth-first, pruned below the best match so far. Directories that
- * vanish or cannot be read while we look are skipped: cgroups come and
- * go all the time.
- */
-static void walk(struct search *s, int dfd, size_t curlen, int depth)
-{
-	struct dirent *de;
-	struct stat st;
-	size_t n;
-	DIR *dir;
-	int cfd;
-
-	dir = fdopendir(dfd);
-	if (!dir) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(dir))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !is_dir(dirfd(dir), de))
-			continue;
-		n = strlen(de->d_name);
-		if (curlen + 1 + n >= sizeof(s->cur))
-			continue;
-		s->cur[curlen] = '/';
-		memcpy(s->cur + curlen + 1, de->d_name, n + 1);
-
-		if (!strcmp(de->d_name, s->unit)) {
-			if (!s->best || depth < s->best) {
-				s->best = depth;
-				s->count = 0;
-				strcpy(s->found, s->cur);
-			}
-			if (depth == s->best)
-				s->count++;
-			continue;
-		}
-		if (!worth_descending(s, depth))
-			continue;
-		cfd = openat(dirfd(dir), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		if (fstat(cfd, &st) || st.st_dev != s->dev) {
-			close(cfd);
-			continue;
-		}
-		walk(s, cfd, curlen + 1 + n, depth + 1);
-	}
-	s->cur[curlen] = '\0';
-	closedir(dir);
-}
-
 static bool cgroup_exists(const char *mount, const char *path)
 {
 	int fd;
@@ -199,55 +130,220 @@ static bool cgroup_exists(const char *mount, const char *path)
 	return true;
 }
 
-static int copy_path(char *path, size_t len, const char *src)
+int tsq_unit_default_path(const char *unit, char *path, size_t len)
 {
-	if (strlen(src) >= len)
-		return -ENAMETOOLONG;
-	strcpy(path, src);
+	const char *at, *dot;
+	int n;
+
+	if (!tsq_unit_name_valid(unit, NULL))
+		return -EINVAL;
+	if (is_slice(unit))
+		return tsq_unit_slice_path(unit, path, len);
+	/* An instance goes in its template's slice: system-getty.slice. */
+	at = strchr(unit, '@');
+	dot = strrchr(unit, '.');
+	if (at && at < dot)
+		n = snprintf(path, len, "/system.slice/system-%.*s.slice/%s",
+			     (int)(at - unit), unit, unit);
+	else
+		n = snprintf(path, len, "/system.slice/%s", unit);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tsq_unit_cgroup_default(const char *mount, const char *unit, char *path, size_t len)
+{
+	int err = tsq_unit_default_path(unit, path, len);
+
+	if (err)
+		return err;
+	return cgroup_exists(mount, path) ? 0 : -ENOENT;
+}
+
+bool tsq_systemd_running(void)
+{
+	struct stat st;
+
+	/* sd_booted(3): PID 1 is systemd when this directory exists. */
+	return !lstat("/run/systemd/system", &st) && S_ISDIR(st.st_mode);
+}
+
+static const char *systemctl_path(void)
+{
+	static const char *const paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (!access(paths[i], X_OK))
+			return paths[i];
+	return NULL;
+}
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * argv's stdout into a malloc()ed string; stderr and stdin /dev/null.
+ * Killed after TSQ_SYSTEMCTL_TIMEOUT_MS: tsqd must not hang on a busy
+ * PID 1. 0 if it exited 0, else -errno (-ETIMEDOUT, -EIO for a failure).
+ */
+static int capture(char *const argv[], char **out)
+{
+	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "SYSTEMD_PAGER=",
+				      "SYSTEMD_COLORS=0", NULL };
+	long long end = ms_now() + TSQ_SYSTEMCTL_TIMEOUT_MS;
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int pfd[2], status, err = 0;
+	pid_t pid;
+
+	if (!buf)
+		return -ENOMEM;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		free(buf);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		free(buf);
+		return err;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null < 0 || dup2(pfd[1], 1) < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		long long left = end - ms_now();
+		ssize_t n;
+
+		if (left <= 0) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (poll(&p, 1, left) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (!p.revents)
+			continue;
+		if (cap - len < 1024) {
+			char *nb = cap < (1 << 24) ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(pfd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(pfd[0]);
+	if (err)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!err && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+		err = -EIO;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
 	return 0;
+}
+
+int tsq_units_systemd(const char *const *units, size_t n, char **paths)
+{
+	const char *systemctl = systemctl_path();
+	char **argv, *out = NULL, *line, *save;
+	size_t block = 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	if (!systemctl)
+		return -ENOENT;
+	argv = calloc(n + 7, sizeof(*argv));
+	if (!argv)
+		return -ENOMEM;
+	argv[0] = (char *)systemctl;
+	argv[1] = "show";
+	argv[2] = "--no-pager";
+	argv[3] = "--all";		/* an empty property too: one line a unit */
+	argv[4] = "--property=ControlGroup";
+	argv[5] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[6 + i] = (char *)units[i];
+	err = capture(argv, &out);
+	free(argv);
+	if (err)
+		return err;
+	/* One block a unit, in the order asked, blocks apart by a blank line:
+	 * "ControlGroup=/system.slice/a.service\n\nControlGroup=\n". An
+	 * inactive or unknown unit has an empty one.
+	 */
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "ControlGroup=", 13))
+			continue;
+		if (block == n) {
+			err = -EPROTO;
+			break;
+		}
+		if (line[13] == '/') {
+			paths[block] = strdup(line + 13);
+			if (!paths[block]) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		block++;
+	}
+	if (!err && block != n)
+		err = -EPROTO;
+	free(out);
+	if (err)
+		for (size_t i = 0; i < n; i++) {
+			free(paths[i]);
+			paths[i] = NULL;
+		}
+	return err;
 }
 
 int tsq_unit_cgroup(const char *mount, const char *unit, char *path, size_t len)
 {
-	struct search *s;
-	struct stat st;
-	int fd, err;
+	char *found = NULL;
+	int err;
 
 	if (!tsq_unit_name_valid(unit, NULL))
 		return -EINVAL;
-
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	/* The fast path: where systemd puts it unless told otherwise. */
-	err = 0;
-	if (is_slice(unit))
-		err = tsq_unit_slice_path(unit, s->found, sizeof(s->found));
-	else
-		snprintf(s->found, sizeof(s->found), "/system.slice/%s", unit);
-	if (!err && cgroup_exists(mount, s->found)) {
-		err = copy_path(path, len, s->found);
-		goto out;
-	}
-
-	err = tsq_cgroup_open(mount, "", &fd);
-	if (err)
-		goto out;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		goto out;
-	}
-	s->unit = unit;
-	s->dev = st.st_dev;
-	walk(s, fd, 0, 1);
-	if (!s->count)
-		err = -ENOENT;
-	else if (s->count > 1)
-		err = -ENOTUNIQ;
-	else
-		err = copy_path(path, len, s->found);
-out:
-	free(s);
+	if (!tsq_systemd_running() || tsq_units_systemd(&unit, 1, &found))
+		return tsq_unit_cgroup_default(mount, unit, path, len);
+	if (!found)
+		return -ENOENT;		/* systemd says: not running */
+	err = strlen(found) < len ? 0 : -ENAMETOOLONG;
+	if (!err)
+		strcpy(path, found);
+	free(found);
 	return err;
 }

@@ -33,7 +33,7 @@ static int open_target(const struct tsqctl_ctx *c, const char *word, char *path,
 	tsq_quote(q, sizeof(q), t.name);
 	if (ret == -ENOENT && t.type == TSQ_TARGET_UNIT)
 		return usage_error("unit %s: no such cgroup (is it running?)", q);
-	if (ret == -ENOENT || ret == -ENOTDIR || ret == -ENOTUNIQ || ret == -ENAMETOOLONG)
+	if (ret == -ENOENT || ret == -ENOTDIR || ret == -ENAMETOOLONG)
 		return usage_error("%s %s: %s", t.type == TSQ_TARGET_UNIT ? "unit" : "cgroup",
 				   q, strerror(-ret));
 	return runtime_error("%s %s: %s", t.type == TSQ_TARGET_UNIT ? "unit" : "cgroup", q,

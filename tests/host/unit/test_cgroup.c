@@ -233,6 +233,11 @@ static void test_escapes(void)
 	close(fd);
 }
 
+/*
+ * Without systemd, a unit is where systemd would put it by default, and
+ * nowhere else: a directory of its name in a delegated subtree (a
+ * user's systemd, a container) is anyone's, and never found.
+ */
 static void test_units(void)
 {
 	static const struct {
@@ -240,32 +245,33 @@ static void test_units(void)
 		int ret;
 		const char *path;
 	} cases[] = {
-		{ "test-tsq.slice", 0, "/test-tsq.slice" },
-		{ "test-tsq-x.slice", 0, "/test-tsq.slice/test-tsq-x.slice" },
-		{ "foo.service", 0, "/test-tsq.slice/test-tsq-x.slice/foo.service" },
+		{ "test-tsq.slice", 0, "/test.slice/test-tsq.slice" },
+		{ "test-tsq-x.slice", 0, "/test.slice/test-tsq.slice/test-tsq-x.slice" },
 		{ "fast.service", 0, "/system.slice/fast.service" },
-		{ "misplaced-y.slice", 0, "/other/misplaced-y.slice" },
-		{ "x.scope", -ENOTUNIQ, NULL },
-		{ "z.scope", 0, "/z.scope" },
-		{ "d8.service", 0, "/d1/d2/d3/d4/d5/d6/d7/d8.service" },
-		{ "d9.service", -ENOENT, NULL },
-		{ "bar.service", -ENOENT, NULL },
+		{ "a@b.service", 0, "/system.slice/system-a.slice/a@b.service" },
+		{ "run-r1.scope", 0, "/system.slice/run-r1.scope" },
 		{ "-.slice", 0, "/" },
+		/* Squatted: only below a user's manager or elsewhere. */
+		{ "backup.service", -ENOENT, NULL },
+		{ "misplaced-y.slice", -ENOENT, NULL },
+		{ "x.scope", -ENOENT, NULL },
+		{ "c@d.service", -ENOENT, NULL },
 		{ "foo", -EINVAL, NULL },
 		{ "foo@.service", -EINVAL, NULL },
 	};
 	static const char *const dirs[] = {
-		"u", "u/test-tsq.slice", "u/test-tsq.slice/test-tsq-x.slice",
-		"u/test-tsq.slice/test-tsq-x.slice/foo.service",
+		"u", "u/test.slice", "u/test.slice/test-tsq.slice",
+		"u/test.slice/test-tsq.slice/test-tsq-x.slice", "u/test-tsq.slice",
 		"u/system.slice", "u/system.slice/fast.service",
-		"u/other", "u/other/misplaced-y.slice",
-		"u/c1", "u/c1/x.scope", "u/c2", "u/c2/x.scope",
-		"u/c1/z.scope", "u/z.scope", "u/c2/deeper", "u/c2/deeper/z.scope",
-		"u/d1", "u/d1/d2", "u/d1/d2/d3", "u/d1/d2/d3/d4",
-		"u/d1/d2/d3/d4/d5", "u/d1/d2/d3/d4/d5/d6",
-		"u/d1/d2/d3/d4/d5/d6/d7", "u/d1/d2/d3/d4/d5/d6/d7/d8.service",
-		"u/d1/d2/d3/d4/d5/d6/d7/d8",
-		"u/d1/d2/d3/d4/d5/d6/d7/d8/d9.service",
+		"u/system.slice/system-a.slice", "u/system.slice/system-a.slice/a@b.service",
+		"u/system.slice/run-r1.scope",
+		"u/user.slice", "u/user.slice/user-1000.slice",
+		"u/user.slice/user-1000.slice/user@1000.service",
+		"u/user.slice/user-1000.slice/user@1000.service/backup.service",
+		"u/backup.service",
+		"u/other", "u/other/misplaced-y.slice", "u/x.scope",
+		/* An instance outside its template's slice. */
+		"u/system.slice/c@d.service",
 	};
 	char root[1024], path[PATH_MAX];
 	size_t i;
@@ -279,23 +285,22 @@ static void test_units(void)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		path[0] = '\0';
-		ret = tsq_unit_cgroup(root, cases[i].unit, path, sizeof(path));
+		ret = tsq_unit_cgroup_default(root, cases[i].unit, path, sizeof(path));
 		check(ret == cases[i].ret &&
 		      (ret || !strcmp(path, cases[i].path)),
 		      tname("unit %s", cases[i].unit), "ret %d \"%s\"", ret,
 		      path);
 	}
-	ret = tsq_unit_cgroup(root, "foo.service", path, 10);
+	ret = tsq_unit_cgroup_default(root, "fast.service", path, 10);
 	ASSERT(ret == -ENAMETOOLONG, "unit: path buffer too small");
-	ret = tsq_unit_cgroup(tmpdir, "foo.service", path, sizeof(path));
-	ASSERT(ret == -EMEDIUMTYPE, "unit: search outside cgroup2 refused");
-	/* A symlink named like the unit, into the real one, is not taken. */
-	snprintf(path, sizeof(path), "%s/test-tsq.slice", tmpdir);
-	snprintf(root + strlen(root), sizeof(root) - strlen(root),
-		 "/test-tsq.slice");
+	ret = tsq_unit_cgroup_default(tmpdir, "fast.service", path, sizeof(path));
+	ASSERT(ret == -ENOENT || ret == -EMEDIUMTYPE, "unit: outside cgroup2: not found");
+	/* A symlink on the unit's path, into the real one, is not taken. */
+	snprintf(path, sizeof(path), "%s/test.slice", tmpdir);
+	snprintf(root + strlen(root), sizeof(root) - strlen(root), "/test.slice");
 	ret = symlink(root, path);
-	ret = ret ?: tsq_unit_cgroup(tmpdir, "test-tsq.slice", path, sizeof(path));
-	ASSERT(ret == -EMEDIUMTYPE, "unit: symlink named like the unit refused");
+	ret = ret ?: tsq_unit_cgroup_default(tmpdir, "test-tsq.slice", path, sizeof(path));
+	ASSERT(ret == -ENOENT, "unit: symlink named like the unit refused");
 }
 
 /* levels nested directories named name below dfd. */
