@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "pidfile.h"
 #include "tsq.h"
 #include "tsq_bpf.h"
 #include "tsq_cgroup.skel.h"
@@ -151,22 +152,19 @@ int tsq_pin_maps(struct tsq_cgroup *skel)
 
 /* Attach and reset, by tsqd and tsqctl alike, one at a time: the lock
  * file's flock is released when its holder exits, however it exits.
+ * The lock and its directory are checked as the pid file is (pidfile.h):
+ * whoever owns them could let two attaches run at once.
  * Returns the fd that holds the lock, or -errno.
  */
 static int lock_pins(void)
 {
-	struct stat st;
+	char why[512];
 	int fd;
 
-	if (mkdir(TSQ_LOCK_DIR, 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(TSQ_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = tsq_run_file_open(TSQ_LOCK_FILE, O_RDWR | O_CREAT, why, sizeof(why));
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid())) {
-		close(fd);
-		return -EPERM;
-	}
+		return fd;
+	/* O_NONBLOCK was for the open: this flock waits for the holder. */
 	if (flock(fd, LOCK_EX)) {
 		int err = -errno;
 

@@ -8,8 +8,7 @@
 #include <linux/types.h>
 
 #define TSQ_PIN_DIR	"/sys/fs/bpf/tsq"
-#define TSQ_LOCK_DIR	"/run/tsq"
-#define TSQ_LOCK_FILE	TSQ_LOCK_DIR "/lock"	/* flock: one attach or reset at a time */
+#define TSQ_LOCK_FILE	"/run/tsq/lock"	/* flock: one attach or reset at a time */
 
 /* The pinned objects that tsqctl and tsqd open, below TSQ_PIN_DIR; the
  * whole set, and what each one is, is the pins[] table in tsq_bpf.c.

@@ -88,7 +88,7 @@ static void print_nics(void)
 
 int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 {
-	char lob[32], cc[64], qd[64];
+	char lob[32], cc[64], qd[64], why[512];
 	int fd, daemon;
 	bool hook, attached;
 	__u32 id = 0;
@@ -96,7 +96,7 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	if (argc)
 		return usage_error("status takes no arguments");
 	fd = tsq_pinned(TSQ_PIN_LINK);
-	daemon = tsq_pidfile_owner(TSQ_PIDFILE);
+	daemon = tsq_pidfile_owner(TSQ_PIDFILE, why, sizeof(why));
 	hook = tsq_hook_present();
 	attached = fd >= 0;
 	if (fd >= 0) {
@@ -117,8 +117,12 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	if (attached)
 		print_uint(PRINT_FP, NULL, " (link id %u)", id);
 	print_nl();
-	print_uint(PRINT_JSON, "tsqd_pid", NULL, daemon);
-	if (!daemon) {
+	print_uint(PRINT_JSON, "tsqd_pid", NULL, daemon > 0 ? daemon : 0);
+	if (daemon < 0) {
+		/* Someone else's file there says nothing about tsqd. */
+		print_null(PRINT_JSON, "tsqd_mode", NULL, NULL);
+		print_string(PRINT_ANY, "tsqd_error", "tsqd: unknown: %s\n", why);
+	} else if (!daemon) {
 		print_null(PRINT_JSON, "tsqd_mode", NULL, NULL);
 		print_string(PRINT_FP, NULL, "%s\n", "tsqd: not running");
 	} else {

@@ -9,6 +9,7 @@
  * See tsqd(8).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -98,7 +99,8 @@ static bool has_caps(void)
 static void preflight(void)
 {
 	struct statfs sfs;
-	int err;
+	char why[512];
+	int err, fd;
 
 	if (!has_caps())
 		die("needs CAP_BPF and CAP_PERFMON (run as root, or see tsqd.service)");
@@ -109,6 +111,15 @@ static void preflight(void)
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
+	/* The pid file is taken once attached; what is there is judged now. */
+	err = tsq_run_dir_check(TSQ_RUN_DIR, false, why, sizeof(why));
+	if (err && err != -ENOENT)
+		die("%s", why);
+	fd = tsq_run_file_open(TSQ_PIDFILE, O_RDONLY, why, sizeof(why));
+	if (fd >= 0)
+		close(fd);
+	else if (fd != -ENOENT)
+		die("%s", why);
 }
 
 /* Adopt the pinned link if there is one, else attach. Returns its fd,
@@ -524,11 +535,11 @@ int main(int argc, char **argv)
 	 * Only now, so that a start that failed leaves no file behind; a
 	 * second tsqd may have adopted the link by then, harmlessly.
 	 */
-	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
+	ret = tsq_pidfile_take(TSQ_PIDFILE, &other, err, sizeof(err));
 	if (ret == -EBUSY)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
-		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
+		die("%s", err);
 	if (observer) {
 		reload(&d, true);
 		goto loop;
