@@ -22,6 +22,18 @@
  */
 #define TSQ_MAX_CGROUPS		65536
 
+/* tsq_map_full map, one per-CPU entry: inserts the per-cgroup maps
+ * refused (full at TSQ_MAX_CGROUPS, or out of memory), by map. A cgroup
+ * without its tsq_cgrp_state entry has no shared budget: each socket
+ * holds it alone; without tsq_stats or tsq_cgrp_socks, its statistics
+ * are missing. User space reports these (tsqctl stats, /metrics).
+ */
+struct tsq_map_full {
+	__u64 stats;
+	__u64 state;
+	__u64 socks;
+};
+
 struct tsq_policy {
 	__u32 flags;		/* TSQ_POLICY_* */
 	__u32 limit;
