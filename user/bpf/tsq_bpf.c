@@ -51,6 +51,7 @@ static const struct pin {
 	MAP(TSQ_PIN_STATS, tsq_stats),		/* per-CPU struct tsq_stats by cgroup id */
 	MAP(TSQ_PIN_STATE, tsq_cgrp_state),	/* struct tsq_cgrp_state by cgroup id */
 	MAP(TSQ_PIN_SOCKS, tsq_cgrp_socks),	/* struct tsq_cgrp_socks by cgroup id */
+	MAP(TSQ_PIN_FULL, tsq_map_full),	/* per-CPU struct tsq_map_full */
 	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
 	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
 	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */
@@ -391,4 +392,45 @@ int tsq_bump_gen(void)
 	__atomic_fetch_add(&ctl->gen, 1, __ATOMIC_SEQ_CST);
 	munmap(ctl, page);
 	return sync_sockets();
+}
+
+struct room_ctx {
+	int map;
+	unsigned int n;
+};
+
+static void count_policy(int fd, const char *path, int depth, void *arg)
+{
+	struct room_ctx *c = arg;
+	struct tsq_policy p;
+
+	if (!bpf_map_lookup_elem(c->map, &fd, &p) && (p.flags & TSQ_POLICY_ALL))
+		c->n++;
+}
+
+int tsq_policy_room(const char *mount, int policy_map, unsigned int *used,
+		    unsigned int *room)
+{
+	static const char *const per_cgroup[] = { TSQ_PIN_STATS, TSQ_PIN_STATE, TSQ_PIN_SOCKS };
+	struct room_ctx c = { .map = policy_map };
+	int err;
+
+	*room = 0;
+	for (size_t i = 0; i < sizeof(per_cgroup) / sizeof(per_cgroup[0]); i++) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		int fd = tsq_pinned(per_cgroup[i]);
+
+		if (fd < 0)
+			continue;	/* not in this version of the pins */
+		if (!bpf_map_get_info_by_fd(fd, &info, &len) &&
+		    (!*room || info.max_entries < *room))
+			*room = info.max_entries;
+		close(fd);
+	}
+	if (!*room)
+		*room = TSQ_MAX_CGROUPS;
+	err = tsq_cgroup_walk(mount, "", count_policy, &c);
+	*used = c.n;
+	return err;
 }

@@ -19,6 +19,7 @@
 #define TSQ_PIN_STATS		"stats"
 #define TSQ_PIN_STATE		"state"
 #define TSQ_PIN_SOCKS		"socks"
+#define TSQ_PIN_FULL		"full"
 #define TSQ_PIN_SYNC		"sync"
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
@@ -62,5 +63,15 @@ __u32 tsq_link_id(int fd);
  * it as their cgroup now has a policy or not.
  */
 int tsq_bump_gen(void);
+
+/*
+ * Cgroups below mount whose entry in policy_map (the pinned policy map)
+ * is a policy, at any depth, whoever set it; and how many the per-cgroup
+ * maps hold (the smallest max_entries of those pinned, TSQ_MAX_CGROUPS
+ * if none is). A new policy past that many would find no room for its
+ * statistics and budget: tsqctl set and tsqd refuse it. 0 or -errno.
+ */
+int tsq_policy_room(const char *mount, int policy_map, unsigned int *used,
+		    unsigned int *room);
 
 #endif /* __TSQ_BPF_H */

@@ -176,6 +176,8 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	if (!err) {
 		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
 	}
+	if (!err)
+		err = tsq_map_full_read(&r->full);
 	close_fd(c.policy);
 	close_fd(c.stats);
 	close_fd(c.state);
@@ -185,6 +187,42 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	if (err)
 		tsq_report_free(r);
 	return err;
+}
+
+int tsq_map_full_read(struct tsq_map_full *sum)
+{
+	int fd = tsq_pinned(TSQ_PIN_FULL), ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct tsq_map_full *percpu;
+	__u32 zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	percpu = ncpu > 0 ? calloc(ncpu, sizeof(*percpu)) : NULL;
+	if (!percpu)
+		err = ncpu > 0 ? -ENOMEM : -EINVAL;
+	else if (bpf_map_lookup_elem(fd, &zero, percpu))
+		err = -errno;
+	for (int i = 0; !err && i < ncpu; i++) {
+		sum->stats += percpu[i].stats;
+		sum->state += percpu[i].state;
+		sum->socks += percpu[i].socks;
+	}
+	free(percpu);
+	close(fd);
+	return err;
+}
+
+void tsq_map_full_print(const struct tsq_map_full *f)
+{
+	if (!f->stats && !f->state && !f->socks)
+		return;
+	print_u64(PRINT_FP, NULL, "per-cgroup maps full: %llu statistics,", f->stats);
+	print_u64(PRINT_FP, NULL, " %llu budget", f->state);
+	print_u64(PRINT_FP, NULL, " and %llu socket count entries refused since attach;", f->socks);
+	print_string(PRINT_FP, NULL, " %s\n", "budgets without one hold per socket (tsqctl(8))");
 }
 
 void tsq_report_free(struct tsq_report *r)
@@ -226,4 +264,6 @@ void tsq_report_print(const struct tsq_report *r)
 		close_json_object();
 	}
 	close_json_array();
+	if (!print_is_json())
+		tsq_map_full_print(&r->full);
 }

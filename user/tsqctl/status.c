@@ -8,6 +8,7 @@
 #include "tsqctl.h"
 #include "tsq_bpf.h"
 #include "pidfile.h"
+#include "tsq_report.h"
 #include "print.h"
 
 void tsqctl_read_line(const char *path, char *buf, size_t len)
@@ -135,6 +136,19 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 			  lob);
 	print_string(PRINT_ANY, "congestion_control", "congestion control: %s\n", cc);
 	print_string(PRINT_ANY, "default_qdisc", "default qdisc: %s\n", qd);
+	if (attached) {
+		struct tsq_map_full f;
+
+		if (!tsq_map_full_read(&f)) {
+			open_json_object("map_full");
+			print_u64(PRINT_JSON, "stats", NULL, f.stats);
+			print_u64(PRINT_JSON, "state", NULL, f.state);
+			print_u64(PRINT_JSON, "socks", NULL, f.socks);
+			close_json_object();
+			if (!print_is_json())
+				tsq_map_full_print(&f);
+		}
+	}
 	print_nics();
 	close_json_object();
 	return 0;

@@ -338,8 +338,10 @@ static void log_summary(struct daemon *d)
 		thr += r.v[i].sum.throttles;
 		socks += r.v[i].sockets;
 	}
-	log_info("%zu policies (%zu pending), %llu throttles (+%llu), %lld sockets under a policy",
-		 d->ps.nr, d->ps.pending, thr, thr - d->last_throttles, socks);
+	log_info("%zu policies (%zu pending), %llu throttles (+%llu), %lld sockets under a policy%s",
+		 d->ps.nr, d->ps.pending, thr, thr - d->last_throttles, socks,
+		 r.full.stats || r.full.state || r.full.socks ?
+		 "; per-cgroup maps full (tsq_map_full_total)" : "");
 	d->last_throttles = thr;
 	tsq_report_free(&r);
 }
