@@ -55,7 +55,7 @@ TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/test_progs $(OUTPUT)/scale_maps \
-	      $(OUTPUT)/mapfill
+	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
 TSQ_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
@@ -135,6 +135,8 @@ SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 $(LIBTSQ_BPF_OBJS) $(TSQCTL_OBJS) $(TSQD_OBJS) $(SCALE_MAPS_OBJS): | $(SKELS) tools
 $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
 $(call obj,tests/host/mapfill.c): | tools
+$(call obj,tests/host/tsqd_policies.c): USER_INCLUDES += -Iuser/tsqd -I.
+$(call obj,tests/host/tsqd_policies.c): | $(SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
@@ -182,6 +184,12 @@ $(SAN)/tsqctl: $(call san_obj,$(wildcard user/tsqctl/*.c) $(SAN_LIB_SRCS)) | too
 tests: $(SAN)/tsqd $(SAN)/tsqctl
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+# tsqd's policies.c against real maps and cgroups (test_policies_maps.sh).
+$(OUTPUT)/tsqd_policies: $(call obj,tests/host/tsqd_policies.c user/tsqd/policies.c) \
+			 $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 

@@ -7,6 +7,16 @@
  * the one tsqd applied to; the kernel dropped the policy with the old
  * one. tsqd does not re-assert a policy someone changed by hand with
  * tsqctl: that would cost a map update per entry per look.
+ *
+ * A unit is where systemd says it is (unit.h), asked once a sync for all
+ * unit entries. When that is elsewhere than where its policy went (a
+ * unit restarted in another slice; a tsqd before this one, which took
+ * any cgroup of the unit's name), the policy is taken off the old place.
+ *
+ * A cgroup that gets a policy takes entries in the per-cgroup maps,
+ * which hold TSQ_MAX_CGROUPS: past it, a budget would quietly hold each
+ * socket alone. So a new policy is refused there, counted over every
+ * cgroup with one, whoever set it (tsq_policy_room()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +28,7 @@
 #include <bpf/bpf.h>
 
 #include "policies.h"
+#include "tsq_bpf.h"
 #include "cgroup.h"
 #include "conffile.h"
 #include "log.h"
@@ -39,6 +50,7 @@ static void free_entries(struct entry *v, size_t nr)
 		free(v[i].target);
 		free(v[i].where);
 		free(v[i].path);
+		free(v[i].unit_path);
 	}
 	free(v);
 }
@@ -50,14 +62,18 @@ void policies_free(struct policies *ps)
 	ps->nr = 0;
 }
 
-/* Remove the policy tsqd gave e's cgroup, if that cgroup is still there. */
+/* Remove the policy tsqd gave e's cgroup, if that cgroup is still there
+ * and still has it.
+ */
 static int unapply(struct policies *ps, const struct entry *e)
 {
+	struct tsq_policy cur;
 	int fd, ret = 0;
 
 	if (!e->cgid || !e->path || tsq_cgroup_open(ps->mount, e->path, &fd))
 		return 0;
-	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_delete_elem(ps->map, &fd))
+	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_lookup_elem(ps->map, &fd, &cur) &&
+	    !memcmp(&cur, &e->pol, sizeof(cur)) && !bpf_map_delete_elem(ps->map, &fd))
 		ret = 1;
 	close(fd);
 	return ret;
@@ -176,13 +192,125 @@ static void watch_for(struct policies *ps, const char *path)
 	inotify_add_watch(ps->inotify, ps->mount, CG_EVENTS);
 }
 
+/* Whether one more cgroup may get a policy; counted once a sync. */
+static bool room_for_one(struct policies *ps)
+{
+	unsigned int used, room;
+
+	if (ps->used < 0) {
+		/* Cannot count (no memory): better applied than refused. */
+		if (tsq_policy_room(ps->mount, ps->map, &used, &room))
+			return true;
+		ps->used = used;
+		ps->room = room;
+	}
+	if ((unsigned long)ps->used >= ps->room)
+		return false;
+	ps->used++;
+	return true;
+}
+
+struct squat_ctx {
+	struct policies *ps;
+	const struct entry *e;
+	const char *keep;	/* the unit's cgroup */
+	int removed;
+};
+
+static void squat_one(int fd, const char *path, int depth, void *arg)
+{
+	struct squat_ctx *c = arg;
+	const char *base = strrchr(path, '/');
+	struct tsq_policy cur;
+
+	if (!base || strcmp(base + 1, c->e->target) || !strcmp(path, c->keep))
+		return;
+	if (bpf_map_lookup_elem(c->ps->map, &fd, &cur) || memcmp(&cur, &c->e->pol, sizeof(cur)) ||
+	    bpf_map_delete_elem(c->ps->map, &fd))
+		return;
+	log_info("%s: policy taken off %s: not the unit's cgroup (%s is)", c->e->target, path,
+		 c->keep);
+	c->removed++;
+}
+
+/* A unit entry just applied at path: take the same policy off any other
+ * cgroup of the unit's name, where an earlier resolution put it.
+ */
+static int take_off_squats(struct policies *ps, const struct entry *e, const char *path)
+{
+	struct squat_ctx c = { .ps = ps, .e = e, .keep = path };
+
+	tsq_cgroup_walk(ps->mount, "", squat_one, &c);
+	return c.removed;
+}
+
+/* Unit entries: where systemd says each is, in one ask for all of them;
+ * where it would put them by default when systemd is not there to ask.
+ */
+static void resolve_units(struct policies *ps)
+{
+	const char **names;
+	char **paths;
+	size_t n = 0;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < ps->nr; i++) {
+		free(ps->v[i].unit_path);
+		ps->v[i].unit_path = NULL;
+		n += ps->v[i].type == TSQ_TARGET_UNIT;
+	}
+	if (!n)
+		return;
+	names = calloc(n, sizeof(*names));
+	paths = calloc(n, sizeof(*paths));
+	if (names && paths && tsq_systemd_running()) {
+		for (size_t i = 0, k = 0; i < ps->nr; i++)
+			if (ps->v[i].type == TSQ_TARGET_UNIT)
+				names[k++] = ps->v[i].target;
+		err = tsq_units_systemd(names, n, paths);
+		if (err && !ps->systemd_failed)
+			log_info("systemctl show: %s; units where systemd puts them by default",
+				 strerror(-err));
+		ps->systemd_failed = err;
+	}
+	for (size_t i = 0, k = 0; i < ps->nr; i++) {
+		struct entry *e = &ps->v[i];
+		char path[PATH_MAX];
+
+		if (e->type != TSQ_TARGET_UNIT)
+			continue;
+		if (!err)
+			e->unit_path = paths[k];
+		else if (!tsq_unit_default_path(e->target, path, sizeof(path)))
+			e->unit_path = strdup(path);
+		k++;
+	}
+	free(names);
+	free(paths);
+}
+
+/* The cgroup e names now, opened; its path below the mount in path. */
+static int open_entry(struct policies *ps, const struct entry *e, char *path, size_t len,
+		      int *fd)
+{
+	if (e->type != TSQ_TARGET_UNIT)
+		return tsq_target_open(ps->mount, e->type, e->target, path, len, fd);
+	if (!e->unit_path)
+		return -ENOENT;
+	if (strlen(e->unit_path) >= len)
+		return -ENAMETOOLONG;
+	strcpy(path, e->unit_path);
+	return tsq_cgroup_open(ps->mount, path, fd);
+}
+
 static int sync_one(struct policies *ps, struct entry *e)
 {
+	struct tsq_policy cur;
 	char path[PATH_MAX];
-	int fd, ret;
+	int fd, ret, moved = 0;
 	__u64 id;
 
-	ret = tsq_target_open(ps->mount, e->type, e->target, path, sizeof(path), &fd);
+	ret = open_entry(ps, e, path, sizeof(path), &fd);
 	if (ret) {
 		if (e->cgid)
 			log_info("%s: cgroup %s went away, pending", e->target, e->path);
@@ -199,18 +327,37 @@ static int sync_one(struct policies *ps, struct entry *e)
 		watch_for(ps, path);
 		return 0;
 	}
+	/* Applied elsewhere before: that cgroup is not the target's now. */
+	if (e->cgid && unapply(ps, e)) {
+		log_info("%s: policy taken off %s (now at %s)", e->target, e->path, path);
+		moved = 1;
+	}
+	e->cgid = 0;
+	if ((bpf_map_lookup_elem(ps->map, &fd, &cur) || !(cur.flags & TSQ_POLICY_ALL)) &&
+	    !room_for_one(ps)) {
+		close(fd);
+		if (!e->full)
+			log_info("%s: not applied to %s: %ld cgroups have a policy, as many as "
+				 "tsq's per-cgroup maps hold; pending", e->target, path, ps->used);
+		e->full = true;
+		watch_for(ps, path);
+		return moved;
+	}
+	e->full = false;
 	ret = bpf_map_update_elem(ps->map, &fd, &e->pol, BPF_ANY) ? -errno : 0;
 	close(fd);
 	if (ret) {
 		log_info("%s: cgroup %s: %s", e->target, path, strerror(-ret));
-		return 0;
+		return moved;
 	}
 	log_info("%s: policy applied to %s", e->target, path);
 	free(e->path);
 	e->path = strdup(path);
 	e->cgid = e->path ? id : 0;
 	watch_for(ps, path);
-	return 1;
+	if (e->type == TSQ_TARGET_UNIT)
+		moved += take_off_squats(ps, e, path);
+	return 1 + moved;
 }
 
 int policies_sync(struct policies *ps)
@@ -218,6 +365,8 @@ int policies_sync(struct policies *ps)
 	int changed = 0;
 
 	ps->pending = 0;
+	ps->used = -1;
+	resolve_units(ps);
 	for (size_t i = 0; i < ps->nr; i++) {
 		changed += sync_one(ps, &ps->v[i]);
 		ps->pending += !ps->v[i].cgid;

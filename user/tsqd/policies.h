@@ -18,6 +18,8 @@ struct entry {
 	char *where;		/* "FILE:LINE", for messages */
 	char *path;		/* its cgroup, while applied */
 	__u64 cgid;		/* 0: pending, no cgroup (yet) */
+	char *unit_path;	/* a unit's cgroup at this sync, NULL: none */
+	bool full;		/* refused: the per-cgroup maps are full */
 };
 
 struct policies {
@@ -27,6 +29,9 @@ struct policies {
 	int map;		/* pinned policy map */
 	int inotify;		/* cgroup directory watches */
 	size_t pending;
+	long used;		/* cgroups with a policy; -1: not counted yet */
+	unsigned int room;	/* how many the per-cgroup maps hold */
+	int systemd_failed;	/* the last systemctl's -errno, said once */
 };
 
 void policies_init(struct policies *ps, const char *mount, int map, int inotify);
