@@ -19,18 +19,7 @@ deep=$(printf 'd/%.0s' $(seq 100)); deep=${deep%/}
 long=$(printf '%0250d' 0 | tr 0 L)
 longpath=$(printf "$long/%.0s" $(seq 18)); longpath=${longpath%/}
 
-cleanup() {
-	kill "$tsqd" 2>/dev/null
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$snd" 2>/dev/null
-	ip netns del "$rcv" 2>/dev/null
-	# Bottom-up; find walks paths over PATH_MAX by changing directory.
-	[ -d "$base" ] && find "$base" -depth -type d -execdir rmdir {} \; 2>/dev/null
-	rm -rf "$t"
-}
-tsqd=
-trap cleanup EXIT
+trap netpair_cleanup EXIT
 if ! netpair_up rcv "$deep" || ! mkdir -p "$base/$longpath"; then
 	echo "FAIL: setup of netns, veth and cgroups"
 	exit 1
@@ -49,17 +38,10 @@ spawn "$deep" "$snd" iperf3 -c 198.18.0.2 -p 5401 -t 20 -b 20M
 ) >>"$t/spawn.log" 2>&1 &
 pids+=($!)
 
-lport=$((20000 + ($$ + 31) % 20000))
-nsenter --net=/run/netns/"$snd" unshare -m sh -c \
-	'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$out/tsqd" \
-	--listen "127.0.0.1:$lport" --log-interval 0 2>"$t/tsqd.log" &
-tsqd=$!
-sleep 3
-get() {
-	nsenter --net=/run/netns/"$snd" curl -sf --max-time 5 "http://127.0.0.1:$lport$1"
-}
-get /stats.json >"$t/stats.json"
-get /metrics >"$t/metrics"
+netpair_tsqd || echo "FAIL: tsqd did not start: $(head -c 300 "$t/tsqd.log")"
+sleep 2
+netpair_get /stats.json >"$t/stats.json"
+netpair_get /metrics >"$t/metrics"
 nsenter --net=/run/netns/"$snd" "$tsqctl" -j top -i 0.5 >"$t/top.json"
 rel=${base#"$cgmnt"}
 python3 - "$rel/$deep" "$rel/$longpath" "$t/stats.json" "$t/top.json" "$t/metrics" <<'PY'

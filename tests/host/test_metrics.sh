@@ -22,8 +22,7 @@ for c in promtool python3 curl; do
 	command -v $c >/dev/null || { echo "FAIL: test_metrics: no $c (scripts/install-deps.sh)"; exit 1; }
 done
 bpftool=$out/tools/bpftool
-tsqd=
-trap 'kill $tsqd 2>/dev/null; netpair_cleanup' EXIT
+trap netpair_cleanup EXIT
 if ! netpair_up rcv bulk gone late; then
 	echo "FAIL: setup of netns, veth and cgroups"
 	exit 1
@@ -33,17 +32,12 @@ sleep 1
 spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5501 -t 30 -b 50M
 spawn gone "$snd" iperf3 -c 198.18.0.2 -p 5502 -t 2 -b 20M
 gone_pid=${pids[-1]}
-lport=$((20000 + ($$ + 37) % 20000))
-nsenter --net=/run/netns/"$snd" unshare -m sh -c \
-	'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$out/tsqd" \
-	--listen "127.0.0.1:$lport" --log-interval 0 2>"$t/tsqd.log" &
-tsqd=$!
-sleep 2
+netpair_tsqd || echo "FAIL: tsqd did not start: $(head -c 300 "$t/tsqd.log")"
+tsqd=${pids[-1]}
+sleep 1
 rel=${base#"$cgmnt"}
 
-get() {
-	nsenter --net=/run/netns/"$snd" curl -sf --max-time 5 "http://127.0.0.1:$lport/metrics"
-}
+get() { netpair_get /metrics; }
 # value FILE NAME CGROUP: the sample NAME{cgroup="CGROUP"}, or -1.
 value() {
 	awk -v k="$2{cgroup=\"$3\"}" '$1 == k { v = $2 } END { print (v == "" ? -1 : v) }' "$1"

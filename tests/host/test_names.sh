@@ -19,7 +19,7 @@ fi
 for c in promtool python3 curl; do
 	command -v $c >/dev/null || { echo "FAIL: test_names: no $c (scripts/install-deps.sh)"; exit 1; }
 done
-trap 'kill $tsqd 2>/dev/null; netpair_cleanup' EXIT
+trap netpair_cleanup EXIT
 names=($'bad\xff\xfeutf8' $'esc\e]0;pwned\a\e[31m' $'cr\rret' $'soh\x01x'
        $'c1\xc2\x9b2J' $'q"b\\s\tx' .hidden)
 if ! netpair_up rcv "${names[@]}"; then
@@ -37,19 +37,10 @@ for n in "${names[@]}"; do
 	spawn "$n" "$snd" iperf3 -c 198.18.0.2 -p $port -t 20 -b 20M
 	port=$((port + 1))
 done
-# tsqd in the sender's netns (it lists the sockets of its own), with its
-# own bpffs.
-lport=$((20000 + ($$ + 29) % 20000))
-nsenter --net=/run/netns/"$snd" unshare -m sh -c \
-	'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$out/tsqd" \
-	--listen "127.0.0.1:$lport" --log-interval 0 2>"$t/tsqd.log" &
-tsqd=$!
-sleep 3
-get() {
-	nsenter --net=/run/netns/"$snd" curl -sf --max-time 5 "http://127.0.0.1:$lport$1"
-}
-get /metrics >"$t/metrics"
-get /stats.json >"$t/stats.json"
+netpair_tsqd || echo "FAIL: tsqd did not start: $(head -c 300 "$t/tsqd.log")"
+sleep 2
+netpair_get /metrics >"$t/metrics"
+netpair_get /stats.json >"$t/stats.json"
 nsenter --net=/run/netns/"$snd" "$tsqctl" -j top -i 0.5 -a -s >"$t/top.json"
 nsenter --net=/run/netns/"$snd" "$tsqctl" top -i 0.5 -n 1 -a >"$t/top.txt"
 
@@ -58,17 +49,26 @@ if promtool check metrics <"$t/metrics" >"$t/promtool" 2>&1; then
 else
 	echo "FAIL: promtool check metrics: $(head -c 300 "$t/promtool")"
 fi
-# The labels of tsq_obs_sockets below our base, as Python reads them.
 rel=${base#"$cgmnt"}
-python3 - "$t/metrics" "$rel" "${#names[@]}" <<'PY'
-import re, sys
-raw = open(sys.argv[1], 'rb').read()
-try:
-    text = raw.decode('utf-8')
-except UnicodeDecodeError as e:
-    print(f"FAIL: /metrics: not UTF-8: {e}")
-    text = raw.decode('utf-8', 'surrogateescape')
-rel, want = sys.argv[2], int(sys.argv[3])
+python3 - "$rel" "${#names[@]}" "$t" <<'PY'
+import json, re, sys
+rel, want, t = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def text_of(name, path):
+    """The file as UTF-8, strictly; said and read anyway if it is not."""
+    raw = open(path, 'rb').read()
+    try:
+        return raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        print(f"FAIL: {name}: not UTF-8: {e}")
+        return raw.decode('utf-8', 'surrogateescape')
+
+def controls(text):
+    """Control characters other than newline: C0, DEL, C1."""
+    return [hex(ord(c)) for c in text if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0]
+
+# /metrics: the labels of tsq_obs_sockets below our base.
+text = text_of("/metrics", f"{t}/metrics")
 labels = set()
 for line in text.splitlines():
     m = re.match(r'tsq_obs_sockets\{cgroup="((?:[^"\\]|\\.)*)"\} (\d+)$', line)
@@ -79,15 +79,13 @@ if len(labels) >= want and esc in labels:
     print(f"PASS: /metrics: a series for each of the {want} cgroups, ESC as \\x1b")
 else:
     print(f"FAIL: /metrics: {len(labels)} of {want} labelled series: {sorted(labels)[:3]}")
-bad = [c for c in text if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0]
+bad = controls(text)
 print("PASS: /metrics: no control byte" if not bad else f"FAIL: /metrics: control bytes {bad[:5]}")
-PY
-python3 - "$t/stats.json" "$t/top.json" "$rel" "${#names[@]}" <<'PY'
-import json, sys
-rel, want = sys.argv[3], int(sys.argv[4])
-for name, path in (("tsqd /stats.json", sys.argv[1]), ("tsqctl -j top -a -s", sys.argv[2])):
+
+# JSON: strict decoding of the bytes, every cgroup named.
+for name, path in (("tsqd /stats.json", f"{t}/stats.json"), ("tsqctl -j top -a -s", f"{t}/top.json")):
     try:
-        doc = json.loads(open(path, 'rb').read())    # UTF-8, strict
+        doc = json.loads(open(path, 'rb').read())
     except ValueError as e:
         print(f"FAIL: {name}: strict JSON decode: {e}")
         continue
@@ -96,18 +94,12 @@ for name, path in (("tsqd /stats.json", sys.argv[1]), ("tsqctl -j top -a -s", sy
     ok = len(ours) >= want and any(c["cgroup"] == rel + "/bad\\xff\\xfeutf8" for c in ours)
     print(f"PASS: {name}: strict JSON, {len(ours)} named cgroups, a non-UTF-8 byte as \\xff"
           if ok else f"FAIL: {name}: {len(ours)} of {want} cgroups: {[c['cgroup'] for c in ours]}")
-PY
-python3 - "$t/top.txt" "$rel" "${#names[@]}" <<'PY'
-import sys
-raw = open(sys.argv[1], 'rb').read()
-try:
-    text = raw.decode('utf-8')
-except UnicodeDecodeError as e:
-    print(f"FAIL: tsqctl top: not UTF-8: {e}")
-    text = raw.decode('utf-8', 'surrogateescape')
-bad = [hex(ord(c)) for c in text if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0]
-rows = [l for l in text.splitlines() if l.startswith(sys.argv[2] + '/')]
-if not bad and len(rows) >= int(sys.argv[3]):
+
+# tsqctl top's text, as a terminal would get it.
+text = text_of("tsqctl top", f"{t}/top.txt")
+bad = controls(text)
+rows = [l for l in text.splitlines() if l.startswith(rel + '/')]
+if not bad and len(rows) >= want:
     print(f"PASS: tsqctl top: {len(rows)} rows of the cgroups, no control byte")
 else:
     print(f"FAIL: tsqctl top: control bytes {bad[:8]}, {len(rows)} rows")

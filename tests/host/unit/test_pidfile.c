@@ -73,33 +73,55 @@ static bool file_is(const char *path, const char *text)
 	return n >= 0 && !strcmp(buf, text);
 }
 
-static void test_basic(void)
+/*
+ * A child that holds path's lock until killed: as tsqd does (take), or
+ * as anyone may with flock(1) on a file of theirs. Its pid once it
+ * holds it, or -1.
+ */
+static pid_t holder(const char *path, bool take)
 {
-	char path[64], why[256];
-	int p[2], fd, status;
-	pid_t child, other = 0;
-	char c;
+	char why[256], c = 'n';
+	int p[2], fd;
+	pid_t child;
 
-	snprintf(path, sizeof(path), "%s/run/tsqd.pid", dir);
-	ASSERT(tsq_pidfile_owner(path, why, sizeof(why)) == 0, "pidfile: no file, no daemon");
-
-	/* A child takes it and waits; so it holds the lock, as tsqd would. */
 	if (pipe(p))
-		return;
+		return -1;
 	child = fork();
 	if (!child) {
 		close(p[0]);
-		fd = tsq_pidfile_take(path, NULL, why, sizeof(why));
-		c = fd >= 0 ? 'y' : 'n';
+		if (take)
+			fd = tsq_pidfile_take(path, NULL, why, sizeof(why));
+		else
+			fd = open(path, O_RDONLY);
+		if (fd >= 0 && (take || !flock(fd, LOCK_EX)))
+			c = 'y';
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
 	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
-		c = 'n';
-	ASSERT(c == 'y', "pidfile: taken, its directory made");
+	if (child < 0 || read(p[0], &c, 1) != 1 || c != 'y') {
+		if (child > 0)
+			kill(child, SIGKILL);
+		child = -1;
+	}
+	close(p[0]);
+	return child;
+}
+
+static void test_basic(void)
+{
+	char path[64], why[256];
+	pid_t child, other = 0;
+	int fd, status;
+
+	snprintf(path, sizeof(path), "%s/run/tsqd.pid", dir);
+	ASSERT(tsq_pidfile_owner(path, why, sizeof(why)) == 0, "pidfile: no file, no daemon");
+
+	/* A child takes it and waits; so it holds the lock, as tsqd would. */
+	child = holder(path, true);
+	ASSERT(child > 0, "pidfile: taken, its directory made");
 	check(tsq_pidfile_owner(path, why, sizeof(why)) == child,
 	      "pidfile: the holder's pid read back", "%d, want %d",
 	      (int)tsq_pidfile_owner(path, why, sizeof(why)), (int)child);
@@ -121,9 +143,8 @@ static void test_basic(void)
 static void test_hostile(void)
 {
 	char d[64], path[128], victim[128], why[256];
-	int fd, p[2], status;
+	int fd, status;
 	pid_t child;
-	char c;
 
 	/* The directory is someone else's, or anyone's. */
 	snprintf(d, sizeof(d), "%s/theirs", dir);
@@ -179,21 +200,8 @@ static void test_hostile(void)
 	snprintf(path, sizeof(path), "%s/tsqd.pid", d);
 	mkdir(d, 0755);
 	write_file(path, "1\n", NOBODY);
-	if (pipe(p))
-		return;
-	child = fork();
-	if (!child) {
-		fd = open(path, O_RDONLY);
-		c = fd >= 0 && !flock(fd, LOCK_EX) ? 'y' : 'n';
-		if (write(p[1], &c, 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
-		c = 'n';
-	ASSERT(c == 'y', "hostile: nobody's pid file, locked, says pid 1");
+	child = holder(path, false);
+	ASSERT(child > 0, "hostile: nobody's pid file, locked, says pid 1");
 	status = tsq_pidfile_owner(path, why, sizeof(why));
 	check(status == -EPERM && strstr(why, "owned by uid 65534"),
 	      "hostile: owner refuses it, reports no pid 1", "%d: %s", status, why);
