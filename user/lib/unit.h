@@ -36,7 +36,7 @@ int tsq_unit_cgroup_default(const char *mount, const char *unit, char *path, siz
 /* PID 1 is systemd (sd_booted(3)). */
 bool tsq_systemd_running(void);
 
-#define TSQ_SYSTEMCTL_TIMEOUT_MS	2000
+#define TSQ_SYSTEMCTL_TIMEOUT_MS	3000	/* 0.7-2.7 s seen under TCG */
 
 /*
  * The ControlGroup of each of units, from one `systemctl show`: paths[i]
@@ -48,8 +48,9 @@ int tsq_units_systemd(const char *const *units, size_t n, char **paths);
 
 /*
  * The cgroup of a unit, as a path below mount ("/system.slice/a.service"):
- * systemd's ControlGroup where systemd runs and answers; else the default
- * path (tsq_unit_cgroup_default()). Never a search of the tree: a
+ * the default path (tsq_unit_cgroup_default()) when that cgroup exists,
+ * which only root and systemd can make; else systemd's ControlGroup,
+ * where systemd runs and answers. Never a search of the tree: a
  * directory of the unit's name elsewhere may be anyone's.
  * Returns 0, -EINVAL for an invalid name, -ENOENT if the unit has no
  * cgroup (yet), -ENAMETOOLONG.

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <bpf/bpf.h>
@@ -171,6 +172,7 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 	free_entries(ps->v, ps->nr);
 	ps->v = v;
 	ps->nr = conf.nr;
+	ps->systemd_next = 0;	/* new entries: ask systemd at the next sync */
 	tsq_conf_free(&conf);
 	return removed;
 }
@@ -244,49 +246,89 @@ static int take_off_squats(struct policies *ps, const struct entry *e, const cha
 	return c.removed;
 }
 
-/* Unit entries: where systemd says each is, in one ask for all of them;
- * where it would put them by default when systemd is not there to ask.
+/* Unit entries. Where systemd puts a unit by default (/system.slice,
+ * a slice by its name) is root's: a cgroup there is the unit's, found
+ * at once. A unit elsewhere (Slice=) is where systemd says: one
+ * systemctl show for all such entries, at most every
+ * SYSTEMD_ASK_MS (and at once after a reload), SYSTEMD_RETRY_MS after a
+ * failure: it can take a second under TCG, and the event loop waits.
+ * Its answers are kept until the next ask.
  */
-static void resolve_units(struct policies *ps)
+#define SYSTEMD_ASK_MS		5000
+#define SYSTEMD_RETRY_MS	30000
+
+static long long mono_ms(void)
 {
-	const char **names;
-	char **paths;
-	size_t n = 0;
-	int err = -ENOENT;
+	struct timespec ts;
 
-	for (size_t i = 0; i < ps->nr; i++) {
-		free(ps->v[i].unit_path);
-		ps->v[i].unit_path = NULL;
-		n += ps->v[i].type == TSQ_TARGET_UNIT;
-	}
-	if (!n)
-		return;
-	names = calloc(n, sizeof(*names));
-	paths = calloc(n, sizeof(*paths));
-	if (names && paths && tsq_systemd_running()) {
-		for (size_t i = 0, k = 0; i < ps->nr; i++)
-			if (ps->v[i].type == TSQ_TARGET_UNIT)
-				names[k++] = ps->v[i].target;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A unit entry's default cgroup, when it exists. */
+static bool at_default(struct policies *ps, struct entry *e)
+{
+	char path[PATH_MAX];
+
+	if (tsq_unit_cgroup_default(ps->mount, e->target, path, sizeof(path)))
+		return false;
+	free(e->unit_path);
+	e->unit_path = strdup(path);
+	e->unit_asked = false;
+	return e->unit_path;
+}
+
+static void ask_systemd(struct policies *ps, size_t n)
+{
+	const char **names = calloc(n, sizeof(*names));
+	char **paths = calloc(n, sizeof(*paths));
+	size_t k = 0;
+	int err = -ENOMEM;
+
+	for (size_t i = 0; names && paths && i < ps->nr; i++)
+		if (ps->v[i].type == TSQ_TARGET_UNIT && !ps->v[i].unit_at_default)
+			names[k++] = ps->v[i].target;
+	if (names && paths)
 		err = tsq_units_systemd(names, n, paths);
-		if (err && !ps->systemd_failed)
-			log_info("systemctl show: %s; units where systemd puts them by default",
-				 strerror(-err));
-		ps->systemd_failed = err;
-	}
-	for (size_t i = 0, k = 0; i < ps->nr; i++) {
+	if (err && !ps->systemd_failed)
+		log_info("systemctl show: %s; units found only where systemd puts them by default",
+			 strerror(-err));
+	ps->systemd_failed = err;
+	ps->systemd_next = mono_ms() + (err ? SYSTEMD_RETRY_MS : SYSTEMD_ASK_MS);
+	for (size_t i = 0, j = 0; !err && i < ps->nr; i++) {
 		struct entry *e = &ps->v[i];
-		char path[PATH_MAX];
 
-		if (e->type != TSQ_TARGET_UNIT)
+		if (e->type != TSQ_TARGET_UNIT || e->unit_at_default)
 			continue;
-		if (!err)
-			e->unit_path = paths[k];
-		else if (!tsq_unit_default_path(e->target, path, sizeof(path)))
-			e->unit_path = strdup(path);
-		k++;
+		free(e->unit_path);
+		e->unit_path = paths[j++];
+		e->unit_asked = true;
 	}
 	free(names);
 	free(paths);
+}
+
+static void resolve_units(struct policies *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->nr; i++) {
+		struct entry *e = &ps->v[i];
+
+		if (e->type != TSQ_TARGET_UNIT)
+			continue;
+		e->unit_at_default = at_default(ps, e);
+		if (e->unit_at_default)
+			continue;
+		/* Not where it was, nor asked about yet: unknown. */
+		if (!e->unit_asked) {
+			free(e->unit_path);
+			e->unit_path = NULL;
+		}
+		n++;
+	}
+	if (n && tsq_systemd_running() && mono_ms() >= ps->systemd_next)
+		ask_systemd(ps, n);
 }
 
 /* The cgroup e names now, opened; its path below the mount in path. */

@@ -19,6 +19,8 @@ struct entry {
 	char *path;		/* its cgroup, while applied */
 	__u64 cgid;		/* 0: pending, no cgroup (yet) */
 	char *unit_path;	/* a unit's cgroup at this sync, NULL: none */
+	bool unit_at_default;	/* ... where systemd puts it by default */
+	bool unit_asked;	/* ... as systemd said at its last ask */
 	bool full;		/* refused: the per-cgroup maps are full */
 };
 
@@ -32,6 +34,7 @@ struct policies {
 	long used;		/* cgroups with a policy; -1: not counted yet */
 	unsigned int room;	/* how many the per-cgroup maps hold */
 	int systemd_failed;	/* the last systemctl's -errno, said once */
+	long long systemd_next;	/* CLOCK_MONOTONIC ms: ask no sooner */
 };
 
 void policies_init(struct policies *ps, const char *mount, int map, int inotify);
