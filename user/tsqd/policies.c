@@ -250,9 +250,10 @@ static int take_off_squats(struct policies *ps, const struct entry *e, const cha
  * a slice by its name) is root's: a cgroup there is the unit's, found
  * at once. A unit elsewhere (Slice=) is where systemd says: one
  * systemctl show for all such entries, at most every
- * SYSTEMD_ASK_MS (and at once after a reload), SYSTEMD_RETRY_MS after a
- * failure: it can take a second under TCG, and the event loop waits.
- * Its answers are kept until the next ask.
+ * SYSTEMD_ASK_MS (and at once after a reload): it can take a second
+ * under TCG, and the event loop waits. A failure is retried as soon,
+ * once (a PID 1 busy starting tsqd itself may not answer in time), then
+ * every SYSTEMD_RETRY_MS. Answers are kept until the next ask.
  */
 #define SYSTEMD_ASK_MS		5000
 #define SYSTEMD_RETRY_MS	30000
@@ -293,8 +294,11 @@ static void ask_systemd(struct policies *ps, size_t n)
 	if (err && !ps->systemd_failed)
 		log_info("systemctl show: %s; units found only where systemd puts them by default",
 			 strerror(-err));
+	else if (!err && ps->systemd_failed)
+		log_info("systemctl show: answered again");
+	ps->systemd_next = mono_ms() + (err && ps->systemd_failed ? SYSTEMD_RETRY_MS
+							    : SYSTEMD_ASK_MS);
 	ps->systemd_failed = err;
-	ps->systemd_next = mono_ms() + (err ? SYSTEMD_RETRY_MS : SYSTEMD_ASK_MS);
 	for (size_t i = 0, j = 0; !err && i < ps->nr; i++) {
 		struct entry *e = &ps->v[i];
 
