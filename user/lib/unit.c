@@ -188,108 +188,24 @@ static long long ms_now(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/*
- * argv's stdout into a malloc()ed string; stderr and stdin /dev/null.
- * Killed after TSQ_SYSTEMCTL_TIMEOUT_MS: tsqd must not hang on a busy
- * PID 1. 0 if it exited 0, else -errno (-ETIMEDOUT, -EIO for a failure).
- */
-static int capture(char *const argv[], char **out)
+int tsq_systemctl_start(struct tsq_systemctl *sc, const char *const *units, size_t n)
 {
 	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "SYSTEMD_PAGER=",
 				      "SYSTEMD_COLORS=0", NULL };
-	long long end = ms_now() + TSQ_SYSTEMCTL_TIMEOUT_MS;
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int pfd[2], status, err = 0;
-	pid_t pid;
-
-	if (!buf)
-		return -ENOMEM;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		free(buf);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		free(buf);
-		return err;
-	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (null < 0 || dup2(pfd[1], 1) < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
-			_exit(127);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		long long left = end - ms_now();
-		ssize_t n;
-
-		if (left <= 0) {
-			err = -ETIMEDOUT;
-			break;
-		}
-		if (poll(&p, 1, left) < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (!p.revents)
-			continue;
-		if (cap - len < 1024) {
-			char *nb = cap < (1 << 24) ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(pfd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(pfd[0]);
-	if (err)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!err && !(WIFEXITED(status) && !WEXITSTATUS(status)))
-		err = -EIO;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-}
-
-int tsq_units_systemd(const char *const *units, size_t n, char **paths)
-{
 	const char *systemctl = systemctl_path();
-	char **argv, *out = NULL, *line, *save;
-	size_t block = 0;
-	int err;
+	char **argv;
+	int pfd[2], err = 0;
 
-	for (size_t i = 0; i < n; i++)
-		paths[i] = NULL;
+	*sc = (struct tsq_systemctl){ .pid = -1, .fd = -1 };
 	if (!systemctl)
 		return -ENOENT;
 	argv = calloc(n + 7, sizeof(*argv));
-	if (!argv)
-		return -ENOMEM;
+	sc->cap = 4096;
+	sc->out = malloc(sc->cap);
+	if (!argv || !sc->out) {
+		err = -ENOMEM;
+		goto out;
+	}
 	argv[0] = (char *)systemctl;
 	argv[1] = "show";
 	argv[2] = "--no-pager";
@@ -298,39 +214,143 @@ int tsq_units_systemd(const char *const *units, size_t n, char **paths)
 	argv[5] = "--";
 	for (size_t i = 0; i < n; i++)
 		argv[6 + i] = (char *)units[i];
-	err = capture(argv, &out);
-	free(argv);
+	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK)) {
+		err = -errno;
+		goto out;
+	}
+	sc->pid = fork();
+	if (!sc->pid) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		/* tsqd blocks the signals its signalfd reads. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null < 0 || dup2(pfd[1], 1) < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		/* Its stdout blocks as usual; the O_NONBLOCK is the reader's. */
+		fcntl(1, F_SETFL, 0);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	if (sc->pid < 0)
+		err = -errno;
+	close(pfd[1]);
 	if (err)
-		return err;
-	/* One block a unit, in the order asked, blocks apart by a blank line:
-	 * "ControlGroup=/system.slice/a.service\n\nControlGroup=\n". An
-	 * inactive or unknown unit has an empty one.
-	 */
+		close(pfd[0]);
+	else
+		sc->fd = pfd[0];
+	sc->end = ms_now() + TSQ_SYSTEMCTL_TIMEOUT_MS;
+out:
+	free(argv);
+	if (err) {
+		free(sc->out);
+		sc->out = NULL;
+	}
+	return err;
+}
+
+int tsq_systemctl_read(struct tsq_systemctl *sc)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (sc->cap - sc->len < 1024) {
+			char *nb = sc->cap < (1 << 24) ? realloc(sc->out, sc->cap * 2) : NULL;
+
+			if (!nb)
+				return -ENOMEM;
+			sc->out = nb;
+			sc->cap *= 2;
+		}
+		n = read(sc->fd, sc->out + sc->len, sc->cap - sc->len - 1);
+		if (n > 0) {
+			sc->len += n;
+			continue;
+		}
+		if (!n)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return ms_now() < sc->end ? -EAGAIN : -ETIMEDOUT;
+		return -errno;
+	}
+}
+
+/* One block a unit, in the order asked, blocks apart by a blank line:
+ * "ControlGroup=/system.slice/a.service\n\nControlGroup=\n". An
+ * inactive or unknown unit has an empty one.
+ */
+static int parse_show(char *out, size_t n, char **paths)
+{
+	char *line, *save;
+	size_t block = 0;
+
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "ControlGroup=", 13))
 			continue;
-		if (block == n) {
-			err = -EPROTO;
-			break;
-		}
-		if (line[13] == '/') {
-			paths[block] = strdup(line + 13);
-			if (!paths[block]) {
-				err = -ENOMEM;
-				break;
-			}
-		}
+		if (block == n)
+			return -EPROTO;
+		if (line[13] == '/' && !(paths[block] = strdup(line + 13)))
+			return -ENOMEM;
 		block++;
 	}
-	if (!err && block != n)
-		err = -EPROTO;
-	free(out);
+	return block == n ? 0 : -EPROTO;
+}
+
+int tsq_systemctl_finish(struct tsq_systemctl *sc, int err, size_t n, char **paths)
+{
+	int status;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	if (sc->fd >= 0)
+		close(sc->fd);
+	sc->fd = -1;
+	if (sc->pid > 0) {
+		if (err)
+			kill(sc->pid, SIGKILL);
+		while (waitpid(sc->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!err && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+			err = -EIO;
+	}
+	sc->pid = -1;
+	if (!err && sc->out) {
+		sc->out[sc->len] = '\0';
+		err = parse_show(sc->out, n, paths);
+	}
+	free(sc->out);
+	sc->out = NULL;
 	if (err)
 		for (size_t i = 0; i < n; i++) {
 			free(paths[i]);
 			paths[i] = NULL;
 		}
 	return err;
+}
+
+int tsq_units_systemd(const char *const *units, size_t n, char **paths)
+{
+	struct tsq_systemctl sc;
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	err = tsq_systemctl_start(&sc, units, n);
+	if (err)
+		return err;
+	while ((err = tsq_systemctl_read(&sc)) == -EAGAIN) {
+		struct pollfd p = { .fd = sc.fd, .events = POLLIN };
+		long long left = sc.end - ms_now();
+
+		if (poll(&p, 1, left > 0 ? left : 0) < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	}
+	return tsq_systemctl_finish(&sc, err, n, paths);
 }
 
 int tsq_unit_cgroup(const char *mount, const char *unit, char *path, size_t len)

@@ -36,7 +36,29 @@ int tsq_unit_cgroup_default(const char *mount, const char *unit, char *path, siz
 /* PID 1 is systemd (sd_booted(3)). */
 bool tsq_systemd_running(void);
 
-#define TSQ_SYSTEMCTL_TIMEOUT_MS	3000	/* TCG: 0.4-1.2 s idle, 7 s loaded */
+/* TCG: 0.4-1.2 s idle, 7 s loaded; tsqd does not wait for it */
+#define TSQ_SYSTEMCTL_TIMEOUT_MS	10000
+
+/*
+ * `systemctl show --property=ControlGroup` of units, run without waiting
+ * for it (tsqd's event loop polls fd): start, read whenever fd is
+ * readable until it returns 0 (all read) or an error other than -EAGAIN
+ * (-ETIMEDOUT past TSQ_SYSTEMCTL_TIMEOUT_MS), then finish with that
+ * result, which reaps the child (killed on an error) and gives paths[]
+ * as tsq_units_systemd() does. On start's error there is nothing to
+ * finish.
+ */
+struct tsq_systemctl {
+	int pid;
+	int fd;			/* its stdout, O_NONBLOCK */
+	char *out;
+	size_t len, cap;
+	long long end;		/* CLOCK_MONOTONIC ms: killed then */
+};
+
+int tsq_systemctl_start(struct tsq_systemctl *sc, const char *const *units, size_t n);
+int tsq_systemctl_read(struct tsq_systemctl *sc);
+int tsq_systemctl_finish(struct tsq_systemctl *sc, int err, size_t n, char **paths);
 
 /*
  * The ControlGroup of each of units, from one `systemctl show`: paths[i]

@@ -59,7 +59,7 @@ static char mount_point[PATH_MAX];
 /* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
 static struct tsq_obs *observer;
 
-enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
+enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK, EV_ASK };
 
 struct daemon {
 	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
@@ -237,6 +237,27 @@ static void sync_cgroups(struct daemon *d)
 	changed(policies_sync(&d->ps));
 }
 
+/* A systemctl show that a sync started joins the loop; its fd leaves
+ * the epoll set by itself when policies.c closes it.
+ */
+static void watch_ask(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EV_ASK };
+	int fd = policies_ask_fd(&d->ps);
+
+	if (fd >= 0 && epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev) && errno != EEXIST) {
+		log_info("epoll: %s: systemctl show abandoned", strerror(errno));
+		policies_ask_done(&d->ps, -errno);
+	}
+}
+
+/* Its answer: the units it found get their policies. */
+static void ask_input(struct daemon *d)
+{
+	if (policies_ask_input(&d->ps))
+		sync_cgroups(d);
+}
+
 /* Observation mode: the files are read and checked, so that their
  * errors show before the hook arrives, but nothing is applied and no
  * cgroup is watched: there is no policy map to apply to.
@@ -360,8 +381,10 @@ static int run(struct daemon *d)
 	struct epoll_event evs[8];
 
 	for (;;) {
-		int n = epoll_wait(d->ep, evs, 8, -1);
+		int n;
 
+		watch_ask(d);
+		n = epoll_wait(d->ep, evs, 8, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -403,6 +426,7 @@ static int run(struct daemon *d)
 				break;
 			case EV_TICK:
 				drain(d->tick);
+				ask_input(d);	/* its timeout */
 				if (!observer && policies_pending_units(&d->ps))
 					sync_cgroups(d);
 				if (log_interval && time(NULL) - d->last_log >= log_interval) {
@@ -417,6 +441,9 @@ static int run(struct daemon *d)
 				log_info("the link was detached (tsqctl reset?): exiting");
 				notify("STOPPING=1");
 				return 0;
+			case EV_ASK:
+				ask_input(d);
+				break;
 			}
 		}
 	}

@@ -58,6 +58,8 @@ static void free_entries(struct entry *v, size_t nr)
 
 void policies_free(struct policies *ps)
 {
+	if (ps->asking)
+		policies_ask_done(ps, -ECANCELED);
 	free_entries(ps->v, ps->nr);
 	ps->v = NULL;
 	ps->nr = 0;
@@ -172,7 +174,10 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 	free_entries(ps->v, ps->nr);
 	ps->v = v;
 	ps->nr = conf.nr;
-	ps->systemd_next = 0;	/* new entries: ask systemd at the next sync */
+	/* New entries: ask systemd anew at the next sync. */
+	if (ps->asking)
+		policies_ask_done(ps, -ECANCELED);
+	ps->systemd_next = 0;
 	tsq_conf_free(&conf);
 	return removed;
 }
@@ -249,11 +254,11 @@ static int take_off_squats(struct policies *ps, const struct entry *e, const cha
 /* Unit entries. Where systemd puts a unit by default (/system.slice,
  * a slice by its name) is root's: a cgroup there is the unit's, found
  * at once. A unit elsewhere (Slice=) is where systemd says: one
- * systemctl show for all such entries, at most every
- * SYSTEMD_ASK_MS (and at once after a reload): it can take a second
- * under TCG, and the event loop waits. A failure is retried as soon,
- * once (a PID 1 busy starting tsqd itself may not answer in time), then
- * every SYSTEMD_RETRY_MS. Answers are kept until the next ask.
+ * systemctl show for all such entries, at most every SYSTEMD_ASK_MS
+ * (and at once after a reload), run beside the event loop, which it
+ * would hold for a second under TCG and for its whole timeout when
+ * PID 1 is slow. A failure is retried as soon, once, then every
+ * SYSTEMD_RETRY_MS. Answers are kept until the next one.
  */
 #define SYSTEMD_ASK_MS		5000
 #define SYSTEMD_RETRY_MS	30000
@@ -279,18 +284,51 @@ static bool at_default(struct policies *ps, struct entry *e)
 	return e->unit_path;
 }
 
-static void ask_systemd(struct policies *ps, size_t n)
+static void free_asked(struct policies *ps)
 {
-	const char **names = calloc(n, sizeof(*names));
-	char **paths = calloc(n, sizeof(*paths));
-	size_t k = 0;
+	for (size_t i = 0; i < ps->nasked; i++)
+		free(ps->asked[i]);
+	free(ps->asked);
+	ps->asked = NULL;
+	ps->nasked = 0;
+}
+
+static void ask_start(struct policies *ps, size_t n)
+{
 	int err = -ENOMEM;
 
-	for (size_t i = 0; names && paths && i < ps->nr; i++)
-		if (ps->v[i].type == TSQ_TARGET_UNIT && !ps->v[i].unit_at_default)
-			names[k++] = ps->v[i].target;
-	if (names && paths)
-		err = tsq_units_systemd(names, n, paths);
+	ps->asked = calloc(n, sizeof(*ps->asked));
+	for (size_t i = 0; ps->asked && i < ps->nr; i++) {
+		const struct entry *e = &ps->v[i];
+
+		if (e->type != TSQ_TARGET_UNIT || e->unit_at_default)
+			continue;
+		if (!(ps->asked[ps->nasked++] = strdup(e->target)))
+			goto fail;
+	}
+	if (ps->asked)
+		err = tsq_systemctl_start(&ps->ask, (const char *const *)ps->asked, n);
+	if (!err) {
+		ps->asking = true;
+		return;
+	}
+fail:
+	policies_ask_done(ps, err);
+}
+
+void policies_ask_done(struct policies *ps, int err)
+{
+	char **paths = ps->nasked ? calloc(ps->nasked, sizeof(*paths)) : NULL;
+
+	if (ps->asking)
+		err = tsq_systemctl_finish(&ps->ask, paths ? err : -ENOMEM, paths ? ps->nasked : 0,
+					   paths);
+	ps->asking = false;
+	if (err == -ECANCELED) {
+		free(paths);
+		free_asked(ps);
+		return;
+	}
 	if (err && !ps->systemd_failed)
 		log_info("systemctl show: %s; units found only where systemd puts them by default",
 			 strerror(-err));
@@ -299,17 +337,44 @@ static void ask_systemd(struct policies *ps, size_t n)
 	ps->systemd_next = mono_ms() + (err && ps->systemd_failed ? SYSTEMD_RETRY_MS
 							    : SYSTEMD_ASK_MS);
 	ps->systemd_failed = err;
-	for (size_t i = 0, j = 0; !err && i < ps->nr; i++) {
+	/* By name: the entries may have moved meanwhile (a reload). */
+	for (size_t i = 0; !err && i < ps->nr; i++) {
 		struct entry *e = &ps->v[i];
+		size_t k = 0;
 
 		if (e->type != TSQ_TARGET_UNIT || e->unit_at_default)
 			continue;
+		while (k < ps->nasked && strcmp(ps->asked[k], e->target))
+			k++;
+		if (k == ps->nasked)
+			continue;
 		free(e->unit_path);
-		e->unit_path = paths[j++];
+		e->unit_path = paths[k];
+		paths[k] = NULL;
 		e->unit_asked = true;
 	}
-	free(names);
+	for (size_t k = 0; paths && k < ps->nasked; k++)
+		free(paths[k]);
 	free(paths);
+	free_asked(ps);
+}
+
+int policies_ask_fd(const struct policies *ps)
+{
+	return ps->asking ? ps->ask.fd : -1;
+}
+
+bool policies_ask_input(struct policies *ps)
+{
+	int err;
+
+	if (!ps->asking)
+		return false;
+	err = tsq_systemctl_read(&ps->ask);
+	if (err == -EAGAIN)
+		return false;
+	policies_ask_done(ps, err);
+	return true;
 }
 
 static void resolve_units(struct policies *ps)
@@ -331,8 +396,8 @@ static void resolve_units(struct policies *ps)
 		}
 		n++;
 	}
-	if (n && tsq_systemd_running() && mono_ms() >= ps->systemd_next)
-		ask_systemd(ps, n);
+	if (n && !ps->asking && tsq_systemd_running() && mono_ms() >= ps->systemd_next)
+		ask_start(ps, n);
 }
 
 /* The cgroup e names now, opened; its path below the mount in path. */

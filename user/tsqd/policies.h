@@ -10,6 +10,7 @@
 
 #include "tsq.h"
 #include "target.h"
+#include "unit.h"
 
 struct entry {
 	char *target;		/* canonical: "/a/b" or "x.service" */
@@ -35,6 +36,10 @@ struct policies {
 	unsigned int room;	/* how many the per-cgroup maps hold */
 	int systemd_failed;	/* the last systemctl's -errno, said once */
 	long long systemd_next;	/* CLOCK_MONOTONIC ms: ask no sooner */
+	bool asking;		/* ask running: */
+	struct tsq_systemctl ask;
+	char **asked;		/* ... about these units */
+	size_t nasked;
 };
 
 void policies_init(struct policies *ps, const char *mount, int map, int inotify);
@@ -56,6 +61,18 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
  * entries changed (the caller bumps the generation once), or -errno.
  */
 int policies_sync(struct policies *ps);
+
+/*
+ * systemctl show, asked by policies_sync() about the units not in their
+ * default cgroups, runs beside the caller's loop: the fd to poll while
+ * it runs, or -1. policies_ask_input() when it is readable, and on every
+ * tick (it times out); it returns true once the answer is in, and the
+ * caller then syncs again. policies_ask_done(ps, err) ends a running
+ * ask with err (-ECANCELED), or records a failure to start one.
+ */
+int policies_ask_fd(const struct policies *ps);
+bool policies_ask_input(struct policies *ps);
+void policies_ask_done(struct policies *ps, int err);
 
 /* Units can appear anywhere: pending ones need a periodic look. */
 bool policies_pending_units(const struct policies *ps);
