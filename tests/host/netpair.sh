@@ -5,6 +5,9 @@
 # all; callers trap it on EXIT.
 #
 #   netpair_init PREFIX    names, $t (a temp dir), $cgmnt; 1 if unusable
+#   netpair_start TEST PREFIX CMD...
+#                          netpair_init, or a SKIP and exit; a FAIL and
+#                          exit when a CMD the test needs is missing
 #   netpair_up GROUP...    cgroups $base/GROUP, netns $snd and $rcv, veth
 #   spawn GROUP NETNS CMD  CMD in that cgroup and netns, in the background
 #   netpair_tsqd           tsqd in the sender's netns, its own bpffs, log
@@ -29,6 +32,19 @@ netpair_init() {
 	[ -n "$cgmnt" ] || { why="no cgroup2 mount"; return 1; }
 	snd=$1-s$$ rcv=$1-r$$ va=tqo$$a vb=tqo$$b base=$cgmnt/$1-$$
 	t=$(mktemp -d)
+}
+
+netpair_start() {
+	local name=$1 prefix=$2 c
+	shift 2
+	if ! netpair_init "$prefix"; then
+		echo "# SKIP: $name: $why"
+		exit 0
+	fi
+	for c; do
+		command -v "$c" >/dev/null ||
+			{ echo "FAIL: $name: no $c (scripts/install-deps.sh)"; exit 1; }
+	done
 }
 
 netpair_cleanup() {

@@ -10,11 +10,7 @@
 set -u
 . "$(dirname "$0")/netpair.sh"
 
-if ! netpair_init tsqdeep; then
-	echo "# SKIP: test_deep: $why"
-	exit 0
-fi
-command -v python3 >/dev/null || { echo "FAIL: test_deep: no python3"; exit 1; }
+netpair_start test_deep tsqdeep python3
 deep=$(printf 'd/%.0s' $(seq 100)); deep=${deep%/}
 long=$(printf '%0250d' 0 | tr 0 L)
 longpath=$(printf "$long/%.0s" $(seq 18)); longpath=${longpath%/}

@@ -14,13 +14,7 @@
 set -u
 . "$(dirname "$0")/netpair.sh"
 
-if ! netpair_init tsqmet; then
-	echo "# SKIP: test_metrics: $why"
-	exit 0
-fi
-for c in promtool python3 curl; do
-	command -v $c >/dev/null || { echo "FAIL: test_metrics: no $c (scripts/install-deps.sh)"; exit 1; }
-done
+netpair_start test_metrics tsqmet promtool python3 curl
 bpftool=$out/tools/bpftool
 trap netpair_cleanup EXIT
 if ! netpair_up rcv bulk gone late; then

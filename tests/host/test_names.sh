@@ -12,13 +12,7 @@
 set -u
 . "$(dirname "$0")/netpair.sh"
 
-if ! netpair_init tsqnames; then
-	echo "# SKIP: test_names: $why"
-	exit 0
-fi
-for c in promtool python3 curl; do
-	command -v $c >/dev/null || { echo "FAIL: test_names: no $c (scripts/install-deps.sh)"; exit 1; }
-done
+netpair_start test_names tsqnames promtool python3 curl
 trap netpair_cleanup EXIT
 names=($'bad\xff\xfeutf8' $'esc\e]0;pwned\a\e[31m' $'cr\rret' $'soh\x01x'
        $'c1\xc2\x9b2J' $'q"b\\s\tx' .hidden)
