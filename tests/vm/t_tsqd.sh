@@ -60,20 +60,25 @@ check "bad file: FILE:LINE in the log" 'n >= 1' \
 check "bad file: policy unchanged" 'a == b' a="$before" b="$("$TSQCTL" -j show)"
 check "bad file: tsqd still running" 'r == 0' r="$(kill -0 $tsqd_pid; echo $?)"
 
-# A good edit applies by itself (inotify); SIGHUP reloads too.
-printf '/bulk limit 16k tso 8k\n' >"$conf"
-t=$(until_ok 10000 shown /bulk ' and .limit == 16384')
-# tsqd waits 200 ms for an editor's writes to settle, by design; each
-# poll of until_ok is a tsqctl call.
+# A good edit applies by itself (inotify); SIGHUP reloads too. The new
+# file names a cgroup that exists, whose line in the log times it.
+mkdir $cgr/edited
+printf '/bulk limit 16k tso 8k\n/edited limit 4k\n' >"$conf"
+t=$(until_logged 10000 '/edited: policy applied to /edited')
+# tsqd waits 200 ms for an editor's writes to settle, by design.
 check "rewritten file applied within 200 ms and three tsqctl calls' time" \
 	't <= 200 + 3 * r' t="$t" r="$ref"
-n0=$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")
+check "rewritten file: /bulk's new limit" 'r == 0' r="$(shown /bulk ' and .limit == 16384'; echo $?)"
+reloads() { grep -c 'tsqd: reloaded' "$TMP/tsqd.log"; }
+reloaded_since() { [ "$(reloads)" -gt "$1" ]; }
+n0=$(reloads)
 kill -HUP $tsqd_pid
-until_ok 10000 test "$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")" -gt "$n0" >/dev/null
-check "SIGHUP reloads" 'n > n0' n0="$n0" n="$(grep -c 'tsqd: reloaded' "$TMP/tsqd.log")"
+until_ok 10000 reloaded_since "$n0" >/dev/null
+check "SIGHUP reloads" 'n > n0' n0="$n0" n="$(reloads)"
 rm "$TMP/conf.d/later.conf"
 printf '/bulk limit 8k tso 8k\n' >"$conf"
 until_ok 3000 shown /bulk ' and .limit == 8192' >/dev/null
+rmdir $cgr/edited
 
 # Statistics: Prometheus text and JSON on loopback.
 CG=$cgr/bulk measure bulk2 3

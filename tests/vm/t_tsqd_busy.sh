@@ -4,7 +4,7 @@
 # 50 that send one byte and stop, one that asks for /metrics and never
 # reads; tsqd must go on with its work: a new cgroup gets its policy, a
 # scrape is answered and SIGTERM ends it, each within three times what
-# one tsqctl call takes in the same run (ref_ms, yardstick.sh; 0.1-0.4 s
+# one tsqctl call takes in the same run (ref_ms, yardstick.sh; 0.1-0.6 s
 # under TCG). (Before http.c kept connections in the event loop, each slow
 # client held the daemon for a second per read.) And a cgroup tree that
 # never stops changing must not postpone the policy of a new cgroup (each
@@ -111,8 +111,10 @@ until_ok 10000 test -e /run/tsq-churning >/dev/null
 ref=$(ref_ms)
 mkdir $cgr/churned
 t=$(until_logged 10000 '/churned: policy applied to /churned')
-check "a cgroup made while another churns gets its policy within 3 tsqctl calls' time" \
-	't <= 3 * r' t="$t" r="$ref"
+# tsqd syncs at most 250 ms after the first of a run of events
+# (SETTLE_MAX_MS), by design; then the sync itself.
+check "a cgroup made while another churns gets its policy within 250 ms and 3 tsqctl calls' time" \
+	't <= 250 + 3 * r' t="$t" r="$ref"
 check "... tsqctl shows it" 'r == 0' r="$(shown /churned 8192 >/dev/null; echo $?)"
 check "... while the churn still ran" 'r == 0' r="$(kill -0 $churn; echo $?)"
 wait $churn
