@@ -22,6 +22,10 @@ p50() {
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
 }
 
+# The ping's own floor in this run, no flow: what TCG and the host's
+# load add to every probe below, stock's and budget's alike.
+probe idle 4
+wait
 probe stock 8
 CG=$cgr/bulk measure stock 8 8
 wait
@@ -58,9 +62,14 @@ check "budget 32k: peak backlog <= 48 KB after the first second" 'p <= 49152' \
 	p="$(peak budget 1000)"
 check "budget 32k: peak backlog in the first second <= 96 KB" 'p <= 98304' \
 	p="$(peak budget 0 1000)"
-# The issue's target. Measured p50 2.7-3.7 ms in 5 runs (stock 41-74 ms).
-check "budget 32k: ping p50 <= 5 ms" 'b >= 0 && b <= 5' b="$(p50 budget)"
-check "budget 32k: the flows moved data" 'h > 1' h="$(goodput budget)"
+# Against stock in the same run, above the idle ping's floor (a loaded
+# host raises all three): a third of stock's wait is the bound. The
+# latency and goodput targets are bench/'s.
+log "ping p50: idle $(p50 idle) ms, stock $(p50 stock) ms, budget $(p50 budget) ms"
+check "budget 32k: ping p50's wait <= a third of stock's" \
+	'b >= 0 && s > i && b - i <= (s - i) / 3' b="$(p50 budget)" s="$(p50 stock)" i="$(p50 idle)"
+check "budget 32k: the flows moved data (a quarter of stock's goodput or more)" \
+	'h >= s / 4 && s > 0' h="$(goodput budget)" s="$(goodput stock)"
 check "budget 32k: throttles counted" 't > 0' \
 	t="$(jq '[.[] | select(.cgroup == "/bulk") | .throttles] | add // 0' <<<"$stats")"
 
