@@ -73,7 +73,8 @@ SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd $(OUTPUT)/tsq-kube
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
-	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps
+	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps \
+	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
 TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
@@ -173,6 +174,9 @@ SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 # after which the .d files name the ones each needs.
 $(LIBTSQ_BPF_OBJS) $(TSQCTL_OBJS) $(TSQD_OBJS) $(SCALE_MAPS_OBJS): | $(SKELS) tools
 $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
+$(call obj,tests/host/mapfill.c): | tools
+$(call obj,tests/host/tsqd_policies.c): USER_INCLUDES += -Iuser/tsqd -I.
+$(call obj,tests/host/tsqd_policies.c): | $(SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
 
 $(call obj,user/tsqd/main.c): USER_CFLAGS += -DTSQ_VERSION='"$(TSQ_VERSION)"'
@@ -197,12 +201,21 @@ $(OUTPUT)/tsqd: $(TSQD_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
-$(OUTPUT)/tsq-kube: LINK_LIBS = $(KUBE_LDLIBS)
-$(OUTPUT)/tsq-kube: $(KUBE_OBJS) $(LIBTSQ)
-	$(call msg,LD,$@)
-	$(Q)$(link_libc)
+	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps \
+	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
+TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+# tsqd's policies.c against real maps and cgroups (test_policies_maps.sh).
+$(OUTPUT)/tsqd_policies: $(call obj,tests/host/tsqd_policies.c user/tsqd/policies.c) \
+			 $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+$(OUTPUT)/mapfill: $(call obj,tests/host/mapfill.c) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
@@ -247,33 +260,9 @@ demo: all tests kernel
 bench: all tests kernel
 	$(Q)bench/run
 
-# The user-space package from a copy of this tree, as dpkg-buildpackage
-# -us -uc -b builds it; debian/rules runs make all and make install.
-DEB_DIR := $(OUTPUT)/deb
-deb: | deps-deb
-	$(Q)$(call script,build-deb.sh) $(DEB_DIR)
-
-# The patched kernel as linux-image and linux-headers packages, from
-# Debian's config for KFLAVOUR or from KCONFIG, with kernel/config-tsq
-# (and KFRAGMENTS) merged: scripts/build-kernel-deb.sh. Long: a
-# distribution's kernel and its modules, with debug information for
-# BTF. kernel-deb-config stops after the merge.
-TSQ_CACHE ?= /var/cache/tsq
-KDEB_DIR ?= $(TSQ_CACHE)/kernel-deb
-kernel-deb: | deps-kernel-deb
-	$(Q)$(call script,build-kernel-deb.sh) $(KDEB_DIR)
-
-kernel-deb-config: | deps-kernel-deb
-	$(Q)$(call script,build-kernel-deb.sh) --config-only $(KDEB_DIR)
-
-# VM tests (TESTS="seeds effect") on that package's kernel, booted as
-# Debian boots it: its modules, an initramfs from initramfs-tools. Its
-# config needs KFRAGMENTS=kernel/config-deb-vm (9p for the VM's root).
-kernel-deb-check: all tests | deps-kernel-boot
-	$(Q)tests/vm/boot-kernel-deb $(KDEB_DIR) $(TESTS)
-
--include $(wildcard $(OUTPUT)/*.d) \
-	 $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps \
+	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
+TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Installing rebuilds nothing (like the kernel's modules_install): it
 # runs as root on the target, where a kernel build is out of place.

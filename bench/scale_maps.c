@@ -3,10 +3,13 @@
  * N cgroups, so that tsqctl show and stats can be timed natively on the
  * host (bench/scale.sh) instead of under TCG.
  *
- * usage: scale_maps setup CGROUP_DIR N   pin the maps under /sys/fs/bpf/tsq
- *                                        and give CGROUP_DIR/c1..cN a policy
- *                                        and statistics each
- *        scale_maps teardown             unpin them
+ * usage: scale_maps setup CGROUP_DIR N [MAX]
+ *                                  pin the maps under /sys/fs/bpf/tsq and
+ *                                  give CGROUP_DIR/c1..cN a policy and
+ *                                  statistics each; MAX: the per-cgroup
+ *                                  maps' size (TSQ_MAX_CGROUPS), so that
+ *                                  tests can fill them
+ *        scale_maps teardown       unpin them
  *
  * The struct_ops map and every program stay unloaded: only the maps, with
  * the types and sizes tsqd creates, are made. Every cgroup gets entries in
@@ -72,22 +75,30 @@ int main(int argc, char **argv)
 {
 	struct tsq_cgroup *skel;
 	struct bpf_program *p;
+	long n, max = TSQ_MAX_CGROUPS;
 	char *end;
-	long n;
 	int err;
 
 	if (argc == 2 && !strcmp(argv[1], "teardown")) {
 		tsq_unpin_all();
 		return 0;
 	}
-	if (argc != 4 || strcmp(argv[1], "setup")) {
-		fprintf(stderr, "usage: scale_maps setup CGROUP_DIR N | teardown\n");
+	if ((argc != 4 && argc != 5) || strcmp(argv[1], "setup")) {
+		fprintf(stderr, "usage: scale_maps setup CGROUP_DIR N [MAX] | teardown\n");
 		return 2;
 	}
 	n = strtol(argv[3], &end, 10);
 	if (*end || n < 1 || n > 60000) {
 		fprintf(stderr, "scale_maps: N: want 1 to 60000, not %s\n", argv[3]);
 		return 2;
+	}
+	if (argc == 5) {
+		max = strtol(argv[4], &end, 10);
+		if (*end || max < n || max > TSQ_MAX_CGROUPS) {
+			fprintf(stderr, "scale_maps: MAX: want N to %d, not %s\n",
+				TSQ_MAX_CGROUPS, argv[4]);
+			return 2;
+		}
 	}
 	/* Never on top of a real tsq: its maps would be replaced. */
 	if (mkdir(TSQ_PIN_DIR, 0700))
@@ -99,6 +110,9 @@ int main(int argc, char **argv)
 		return die("open", err);
 	}
 	bpf_map__set_autocreate(skel->maps.tsq_policy, false);
+	bpf_map__set_max_entries(skel->maps.tsq_stats, max);
+	bpf_map__set_max_entries(skel->maps.tsq_cgrp_state, max);
+	bpf_map__set_max_entries(skel->maps.tsq_cgrp_socks, max);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	err = tsq_cgroup__load(skel) ?: tsq_pin_maps(skel) ?: fill(skel, argv[2], n);

@@ -41,6 +41,8 @@
 
 char _license[] SEC("license") = "GPL";
 
+#define EEXIST 17	/* errno.h's */
+
 struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym;
 void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
@@ -71,6 +73,14 @@ struct {
 	__type(value, struct tsq_cgrp_socks);
 } tsq_cgrp_socks SEC(".maps");
 
+/* Inserts the two maps above refused: see struct tsq_map_full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tsq_map_full);
+} tsq_map_full SEC(".maps");
+
 struct tsq_sk {
 	__u64 cgid;		/* cgroup whose policy applies, 0: none */
 	__u64 own;		/* cgroup counted in tsq_cgrp_socks, 0: none */
@@ -89,23 +99,36 @@ static __u64 sk_cgid(const struct sock *sk)
 	return sk->sk_cgrp_data.cgroup->kn->id;
 }
 
-/* The entry of cgid in a hash map, made from zero if there is none. */
+/* The entry of cgid in a hash map, made from zero if there is none; a
+ * refused insert is counted in *full (-EEXIST is another CPU's insert).
+ */
 static __always_inline void *lookup_or_zero(void *map, __u64 cgid,
-					    const void *zero)
+					    const void *zero, __u64 *full)
 {
 	void *v = bpf_map_lookup_elem(map, &cgid);
+	long err;
 
 	if (v)
 		return v;
-	bpf_map_update_elem(map, &cgid, zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(map, &cgid, zero, BPF_NOEXIST);
+	if (err && err != -EEXIST && full)
+		(*full)++;	/* per CPU */
 	return bpf_map_lookup_elem(map, &cgid);
+}
+
+static struct tsq_map_full *map_full(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&tsq_map_full, &zero);
 }
 
 static struct tsq_stats *stats(__u64 cgid)
 {
 	struct tsq_stats zero = {};
+	struct tsq_map_full *f = map_full();
 
-	return lookup_or_zero(&tsq_stats, cgid, &zero);
+	return lookup_or_zero(&tsq_stats, cgid, &zero, f ? &f->stats : NULL);
 }
 
 /* The policy of the nearest cgroup with one, from the socket's own up;
@@ -289,9 +312,10 @@ int BPF_PROG(policy_throttle, struct sock *sk, unsigned long limit,
 static void socks_add(__u64 cgid, __s64 n)
 {
 	struct tsq_cgrp_socks *c, zero = {};
+	struct tsq_map_full *f = n > 0 ? map_full() : NULL;
 
 	/* A close never makes an entry: its cgroup may be gone. */
-	c = n > 0 ? lookup_or_zero(&tsq_cgrp_socks, cgid, &zero) :
+	c = n > 0 ? lookup_or_zero(&tsq_cgrp_socks, cgid, &zero, f ? &f->socks : NULL) :
 		    bpf_map_lookup_elem(&tsq_cgrp_socks, &cgid);
 	if (c)
 		__sync_fetch_and_add(&c->established, n);

@@ -48,6 +48,7 @@ char _license[] SEC("license") = "GPL";
 #define TCP_STATE_NEW_SYN_RECV	12
 #define PROTO_TCP		6
 #define MAX_DELAY_NS		(10ULL * 1000000000ULL)	/* beyond: not TCP's clock */
+#define EEXIST			17	/* errno.h, which BPF programs lack */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -57,6 +58,12 @@ struct {
 } tsq_obs_delay SEC(".maps");
 
 static const struct tsq_obs_delay zero;
+
+/* Skbs whose cgroup had no entry and got none: the map was full (user
+ * space drops removed cgroups' entries) or out of memory. Read through
+ * the skeleton's .bss.
+ */
+__u64 delay_map_full;
 
 /* Its address, from kallsyms: what skb->destructor holds until TCP's
  * skb is completed.
@@ -80,10 +87,14 @@ static __always_inline __u32 log2_slot(__u64 v)
 static __always_inline struct tsq_obs_delay *delay_of(__u64 cgid)
 {
 	struct tsq_obs_delay *d = bpf_map_lookup_elem(&tsq_obs_delay, &cgid);
+	long err;
 
 	if (d)
 		return d;
-	bpf_map_update_elem(&tsq_obs_delay, &cgid, &zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(&tsq_obs_delay, &cgid, &zero, BPF_NOEXIST);
+	/* -EEXIST: another CPU made it meanwhile. */
+	if (err && err != -EEXIST)
+		__sync_fetch_and_add(&delay_map_full, 1);
 	return bpf_map_lookup_elem(&tsq_obs_delay, &cgid);
 }
 

@@ -26,6 +26,17 @@
  */
 #define TSQ_MAX_CGROUPS		65536
 
+/* tsq_map_full map, one per-CPU entry: inserts the per-cgroup maps
+ * refused (full at TSQ_MAX_CGROUPS, or out of memory), by map. Without
+ * its tsq_stats or tsq_cgrp_socks entry a cgroup's statistics are
+ * missing; its policy and budget hold (the kernel keeps them in its
+ * sockets). User space reports these (tsqctl stats, /metrics).
+ */
+struct tsq_map_full {
+	__u64 stats;
+	__u64 socks;
+};
+
 struct tsq_policy {
 	__u32 flags;		/* TSQ_POLICY_* */
 	__u32 limit;

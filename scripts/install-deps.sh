@@ -23,6 +23,7 @@ pkgs=(
 	libcurl4-gnutls-dev libjson-c-dev	# tsq-kube: HTTPS, GnuTLS (not OpenSSL), and JSON
 	python3 openssl			# tsq-kube's tests: the stub API server, its CA
 	python3-kubernetes		# schema check of deploy/kubernetes
+	prometheus			# promtool: /metrics as Prometheus parses it
 )
 for set in "$@"; do
 	case $set in

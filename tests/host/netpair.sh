@@ -5,8 +5,14 @@
 # all; callers trap it on EXIT.
 #
 #   netpair_init PREFIX    names, $t (a temp dir), $cgmnt; 1 if unusable
+#   netpair_start TEST PREFIX CMD...
+#                          netpair_init, or a SKIP and exit; a FAIL and
+#                          exit when a CMD the test needs is missing
 #   netpair_up GROUP...    cgroups $base/GROUP, netns $snd and $rcv, veth
 #   spawn GROUP NETNS CMD  CMD in that cgroup and netns, in the background
+#   netpair_tsqd           tsqd in the sender's netns, its own bpffs, log
+#                          in $t/tsqd.log; stopped by netpair_cleanup
+#   netpair_get PATH       tsqd's answer for PATH (/metrics, /stats.json)
 #   topj ARGS              tsqctl -j top ARGS in the sender's netns
 #   backlog                the root qdisc's backlog on the sender's veth
 #   cg FRAME GROUP         GROUP's object in a tsqctl top -j frame
@@ -28,6 +34,19 @@ netpair_init() {
 	t=$(mktemp -d)
 }
 
+netpair_start() {
+	local name=$1 prefix=$2 c
+	shift 2
+	if ! netpair_init "$prefix"; then
+		echo "# SKIP: $name: $why"
+		exit 0
+	fi
+	for c; do
+		command -v "$c" >/dev/null ||
+			{ echo "FAIL: $name: no $c (scripts/install-deps.sh)"; exit 1; }
+	done
+}
+
 netpair_cleanup() {
 	local p g
 	for p in "${pids[@]}"; do
@@ -41,9 +60,10 @@ netpair_cleanup() {
 		# Anything left (a straggler's child) goes back to the root.
 		while read -r p; do echo "$p" >"$cgmnt/cgroup.procs"; done \
 			<"$base/$g/cgroup.procs" 2>/dev/null
-		rmdir "$base/$g"
 	done
-	[ -d "$base" ] && rmdir "$base"
+	# Bottom-up, groups nested or not; find walks paths past PATH_MAX
+	# a directory at a time.
+	[ -d "$base" ] && find "$base" -depth -type d -execdir rmdir {} \; 2>/dev/null
 	rm -rf "$t"
 }
 
@@ -67,6 +87,25 @@ spawn() {
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec nsenter --net=/run/netns/"$@"' \
 		sh "$base/$g" "$ns" "$@" >>"$t/spawn.log" 2>&1 &
 	pids+=($!)
+}
+
+netpair_tsqd() {
+	local i
+	tsqd_port=$((20000 + ($$ + 41) % 20000))
+	# tsqd lists the sockets of its own netns: the sender's.
+	nsenter --net=/run/netns/"$snd" unshare -m sh -c \
+		'mount -t bpf bpf /sys/fs/bpf && exec "$0" "$@"' "$out/tsqd" \
+		--listen "127.0.0.1:$tsqd_port" --log-interval 0 2>"$t/tsqd.log" &
+	pids+=($!)
+	for i in $(seq 50); do
+		grep -q 'statistics on' "$t/tsqd.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+netpair_get() {
+	nsenter --net=/run/netns/"$snd" curl -sf --max-time 5 "http://127.0.0.1:$tsqd_port$1"
 }
 
 topj() {

@@ -62,7 +62,8 @@ else
 fi
 
 # Build structure (issue 15): all is the product only, tests the rest;
-# each source compiled once, into $(OUTPUT)/obj with its .d file.
+# each source compiled once, into $(OUTPUT)/obj with its .d file (and
+# once more under the sanitizers, into $(OUTPUT)/san/obj).
 # (make -n -B: the commands a full build would run, none of them run.)
 o=$(mkvar OUTPUT)
 plan_all=$(make -n -B -C "$top" all 2>/dev/null)
@@ -79,7 +80,7 @@ if grep -qE -- "-o $o/(hook_test|test_progs|scale_maps)\$" <<<"$plan" &&
 else
 	fail "make tests misses a test program"
 fi
-srcs=$(grep -oE -- ' -c [^ ]+\.c' <<<"$plan" | sort)
+srcs=$(grep -v -- "-fsanitize=" <<<"$plan" | grep -oE -- ' -c [^ ]+\.c' | sort)
 dups=$(uniq -d <<<"$srcs")
 if [ -n "$srcs" ] && [ -z "$dups" ]; then
 	pass "each of $(wc -l <<<"$srcs") sources compiled once"

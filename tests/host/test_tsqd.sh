@@ -91,3 +91,54 @@ if [ ! /run/tsq/tsqd.pid -nt "$t" ]; then
 else
 	echo "FAIL: /run/tsq/tsqd.pid written by a failed start"
 fi
+
+# /run/tsq as a hostile local user could have left it, in a private
+# mount namespace with its own /run and bpffs: tsqd and tsqctl status
+# refuse what is not root's alone, in one line, and never hang on it.
+cat >"$t/run.sh" <<'EOS'
+tsqd=$1 tsqctl=$2 t=$3
+mount -t tmpfs -o mode=0755 tmpfs /run && mount -t bpf bpf /sys/fs/bpf || exit 1
+res() { echo "$1 rc=$2 $(tr '\n' ' ' <"$t/err" | head -c 300)" >>"$t/results"; }
+# start: tsqd for at most 3 s; its exit code and stderr.
+start() { timeout 3 "$tsqd" --listen none --log-interval 0 2>"$t/err"; }
+mkdir /run/tsq && chown 65534:65534 /run/tsq
+start; res owner $?
+rm -rf /run/tsq; mkdir -m 0755 /run/tsq
+mkfifo /run/tsq/tsqd.pid
+timeout 5 "$tsqctl" status >"$t/out" 2>"$t/err"; rc=$?
+grep '^tsqd:' "$t/out" >"$t/err"; res fifo $rc
+rm /run/tsq/tsqd.pid
+echo precious >/run/tsq/victim && chown 65534:65534 /run/tsq/victim
+ln /run/tsq/victim /run/tsq/tsqd.pid
+start; res hardlink $?
+echo "victim $(cat /run/tsq/victim)" >>"$t/results"
+rm /run/tsq/tsqd.pid /run/tsq/victim
+echo 1 >/run/tsq/tsqd.pid && chown 65534:65534 /run/tsq/tsqd.pid
+flock /run/tsq/tsqd.pid sleep 10 &
+sleep 0.3
+timeout 5 "$tsqctl" status >"$t/out" 2>"$t/err"; rc=$?
+grep '^tsqd:' "$t/out" >"$t/err"; res fake-status $rc
+start; res fake-start $?
+kill $!
+EOS
+: >"$t/results"
+unshare -m bash "$t/run.sh" "$tsqd" "$tsqctl" "$t"
+# result NAME REGEX WHAT: the line of NAME in the results matches REGEX.
+result() {
+	local line
+	line=$(grep "^$1 " "$t/results")
+	if grep -qE "$2" <<<"$line"; then
+		echo "PASS: $3: ${line#* }"
+	else
+		echo "FAIL: $3: ${line:-no result}"
+	fi
+}
+result owner 'rc=1 tsqd: /run/tsq is owned by uid 65534' "/run/tsq owned by nobody: tsqd refuses it, one line"
+result fifo 'rc=0 tsqd: unknown: /run/tsq/tsqd.pid is not a regular file' \
+	"a FIFO as the pid file: tsqctl status answers at once"
+result hardlink 'rc=1 tsqd: /run/tsq/tsqd.pid has 2 links' "a hard link as the pid file: tsqd refuses it"
+result victim '^victim precious$' "the hard-linked file is left as it was"
+result fake-status 'rc=0 tsqd: unknown: .*owned by uid 65534' \
+	"nobody's locked pid file saying 1: status names no pid"
+result fake-start 'rc=1 tsqd: /run/tsq/tsqd.pid is owned by uid 65534' \
+	"nobody's locked pid file: tsqd refuses it, not \"pid 1\""

@@ -26,13 +26,16 @@ ms() {
 	echo $(( ($(date +%s%N) - t0) / 1000000 ))
 }
 t=$(ms "$TSQCTL" -j show)
+tall=$t
 check "tsqctl show with $n policies: all listed" 'c == n' c="$(jq length "$TMP/out")" n=$n
 log "tsqctl show with $n policies: $t ms (target 1 s: $([ "$t" -lt 1000 ] && echo met || echo 'not met under TCG'))"
 t=$(ms "$TSQCTL" -j stats)
 check "tsqctl stats with $n policies: all listed" 'c == n' c="$(jq length "$TMP/out")" n=$n
 log "tsqctl stats with $n policies: $t ms (target 1 s: $([ "$t" -lt 1000 ] && echo met || echo 'not met under TCG'))"
 t=$(ms "$TSQCTL" show /many/c5000)
-check "tsqctl show of one of them" 'n == 1 && t < 1000' n="$(grep -c 'limit 16k' "$TMP/out")" t="$t"
+# One target is one lookup, no walk of the 10,000: against show of all.
+check "tsqctl show of one of them, in half the time of all of them or less" \
+	'n == 1 && t <= a / 2' n="$(grep -c 'limit 16k' "$TMP/out")" t="$t" a="$tall"
 rss=$(awk '/VmRSS/ { print $2 }' /proc/$tsqd/status)
 log "tsqd RSS $rss kB with $n policies"
 check "tsqd RSS with $n policies <= 10 MB" 'r > 0 && r <= 10240' r="$rss"

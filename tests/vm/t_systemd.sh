@@ -4,7 +4,10 @@
 # With systemd 252 as PID 1 (run-vm -s): make install, tsqd.service as
 # shipped (Type=notify, sandboxed), and a service whose policy comes from
 # a tsq.conf.d file named after it. The policy holds in the queue and in
-# the statistics, across a restart of the service and of tsqd.
+# the statistics, across a restart of the service and of tsqd. Units
+# resolve as systemd says: a cgroup named like the unit in a tenant's
+# subtree gets nothing, a unit in a slice of its own (Slice=) gets its
+# policy there.
 . "$(dirname "$0")/lib.sh"
 
 unit=tsq-bulk.service
@@ -21,7 +24,21 @@ Description=tsq test: one bulk TCP flow to the peer
 Type=exec
 ExecStart=/usr/bin/iperf3 -c $TSQ_PEER_IP -t 6 -C cubic -J --logfile /run/tsq-bulk.json
 UNIT
+sliced=tsq-sliced.service
+slicedpath=/tsq.slice/tsq-custom.slice/$sliced
+echo "$sliced limit 16k" >/etc/tsq/tsq.conf.d/$sliced.conf
+cat >/etc/systemd/system/$sliced <<UNIT
+[Unit]
+Description=tsq test: a service in a slice of its own
+[Service]
+Slice=tsq-custom.slice
+ExecStart=/bin/sleep 60
+UNIT
 systemctl daemon-reload
+# A tenant's cgroup named like the unit, made before tsqd starts and
+# while the unit is not running: the search tsqd did before took it.
+squat=/tsq-tenant/$unit
+mkdir -p /sys/fs/cgroup$squat
 
 t0=$(date +%s%N)
 systemctl start tsqd.service
@@ -31,6 +48,32 @@ check "tsqd.service started (Type=notify: hook attached)" 'rc == 0 && a == "acti
 	rc=$rc a="$(systemctl is-active tsqd.service)"
 check "the link is pinned when start returns" 'e == 0' e="$([ -e /sys/fs/bpf/tsq/link ]; echo $?)"
 log "tsqd.service: $(systemctl show -p MainPID,NRestarts,CapabilityBoundingSet --value tsqd.service | tr '\n' ' ')"
+# policy_of CGROUP: the limit tsqctl shows for it, 0 for none.
+policy_of() {
+	"$TSQCTL" -j show | jq --arg c "$1" '[.[] | select(.cgroup == $c) | .limit] | add // 0'
+}
+check "a tenant's cgroup named like the unit gets no policy" 'l == 0' l="$(policy_of "$squat")"
+systemctl start $sliced
+sliced_applied() { [ "$(policy_of "$slicedpath")" = 16384 ]; }
+# A unit outside its default cgroup is asked about every 5 s; a failed
+# ask (timed out after 10 s when PID 1 is slow) is retried 5 s later,
+# then every 30 s.
+t=$(until_ok 60000 sliced_applied)
+log "$sliced: policy applied $t ms after systemctl start"
+# What one ask costs here, which tsqd's event loop waits for.
+for i in 1 2 3; do
+	t0=$(date +%s%N)
+	systemctl show --property=ControlGroup -- $sliced >/dev/null
+	echo $(( ($(date +%s%N) - t0) / 1000000 ))
+done >"$TMP/ask.ms"
+log "systemctl show --property=ControlGroup: $(tr '\n' ' ' <"$TMP/ask.ms")ms"
+check "a unit with Slice=: its policy in its own slice, where systemctl says" 'l == 16384' \
+	l="$(policy_of "$slicedpath")"
+check "tsqctl show UNIT asks systemd too" 'n == 1' \
+	n="$("$TSQCTL" show $sliced | grep -c 'limit 16k')"
+check "... and the tenant's cgroup still has none" 'l == 0' l="$(policy_of "$squat")"
+systemctl stop $sliced
+rmdir /sys/fs/cgroup$squat /sys/fs/cgroup/tsq-tenant
 
 # run_bulk NAME: start the unit, sample the backlog until it ends; the
 # statistics mid-run (a stopped unit's cgroup goes, its entries with it).

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsqd kept busy. Its statistics endpoint against clients that hold on:
 # 50 that send one byte and stop, one that asks for /metrics and never
-# reads; tsqd must go on with its work: a new cgroup gets its policy
-# within a second, a scrape is answered within a second, SIGTERM ends it
-# within a second. (Before http.c kept connections in the event loop,
-# each slow client held the daemon for a second per read.) And a cgroup
-# tree that never stops changing must not postpone the policy of a new
-# cgroup (each event used to push the sync 20 ms further).
+# reads; tsqd must go on with its work: a new cgroup gets its policy, a
+# scrape is answered and SIGTERM ends it, each within three times what
+# one tsqctl call takes in the same run (ref_ms, yardstick.sh; 0.1-0.6 s
+# under TCG). (Before http.c kept connections in the event loop, each slow
+# client held the daemon for a second per read.) And a cgroup tree that
+# never stops changing must not postpone the policy of a new cgroup (each
+# event used to push the sync 20 ms further).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/yardstick.sh"
 
 TSQD=$OUT/tsqd
 URL=http://127.0.0.1:9731
@@ -39,8 +41,8 @@ start_tsqd() {
 	tsqd_pid=$!
 }
 start_tsqd
-t=$(until_ok 20000 curl -sf "$URL/metrics")
-check "tsqd up, answering /metrics" 't < 20000' t="$t"
+until_ok 20000 curl -sf "$URL/metrics" >/dev/null
+check "tsqd up, answering /metrics" 'rc == 0' rc=$?
 
 # slow_clients: 50 connections that send one byte and stop, and one
 # request that is never read. The fds stay open in this shell.
@@ -63,24 +65,28 @@ close_slow() {
 
 slow_clients
 log "${#slow[@]} slow connections open"
+ref=$(ref_ms)
 mkdir $cgr/late
-t=$(until_logged 5000 '/late: policy applied to /late')
-check "50 slow clients: a new cgroup gets its policy within 1 s" 't <= 1000' t="$t"
+t=$(until_logged 10000 '/late: policy applied to /late')
+log "ref: tsqctl -j show takes $ref ms"
+check "50 slow clients: a new cgroup gets its policy within 3 tsqctl calls' time" \
+	't <= 3 * r' t="$t" r="$ref"
 check "50 slow clients: tsqctl shows /late's policy" 'r == 0' r="$(shown /late 4096 >/dev/null; echo $?)"
-check "50 slow clients: /metrics answered within 1 s" 't <= 1000' t="$(scrape_ms)"
+check "50 slow clients: /metrics answered within 3 tsqctl calls' time" 't <= 3 * r' \
+	t="$(scrape_ms)" r="$ref"
 check "50 slow clients: the answer has the new policy" 'n == 1' \
 	n="$(curl -sf -m 1 "$URL/metrics" | grep -c '^tsq_policy_limit_bytes{cgroup="/late"} 4096$')"
 close_slow
 
 slow_clients
-sleep 0.3
+ref=$(ref_ms)
 t0=$(now_ms)
 kill -TERM $tsqd_pid
 wait $tsqd_pid
 rc=$?
 t=$(( $(now_ms) - t0 ))
-check "50 slow clients: SIGTERM ends tsqd within 1 s, exit 0" 't <= 1000 && rc == 0' \
-	t="$t" rc="$rc"
+check "50 slow clients: SIGTERM ends tsqd within 3 tsqctl calls' time, exit 0" \
+	't <= 3 * r && rc == 0' t="$t" r="$ref" rc="$rc"
 close_slow
 
 # A cgroup made and removed in a tight loop for 8 s (cgroup2 refuses
@@ -102,15 +108,20 @@ print(int(n / (time.time() - t0)), file=open(sys.argv[1], "w"))
 ' /run/tsq-churning &
 churn=$!
 until_ok 10000 test -e /run/tsq-churning >/dev/null
-sleep 0.5
+ref=$(ref_ms)
 mkdir $cgr/churned
-t=$(until_logged 5000 '/churned: policy applied to /churned')
-check "a cgroup made while another churns gets its policy within 1 s" 't <= 1000' t="$t"
+t=$(until_logged 10000 '/churned: policy applied to /churned')
+# tsqd syncs at most 250 ms after the first of a run of events
+# (SETTLE_MAX_MS), by design; then the sync itself.
+check "a cgroup made while another churns gets its policy within 250 ms and 3 tsqctl calls' time" \
+	't <= 250 + 3 * r' t="$t" r="$ref"
 check "... tsqctl shows it" 'r == 0' r="$(shown /churned 8192 >/dev/null; echo $?)"
 check "... while the churn still ran" 'r == 0' r="$(kill -0 $churn; echo $?)"
 wait $churn
 rate=$(cat /run/tsq-churning)
-check "the churn made an event every 10 ms or less" 'r >= 100' r="$rate"
+# Setup sanity, from tsqd's own constant: the churn only tests the
+# settle bound if its events come faster than the 20 ms settle time.
+check "the churn made events faster than tsqd's 20 ms settle time" 'r > 50' r="$rate"
 kill -TERM $tsqd_pid
 wait $tsqd_pid
 log "tsqd log: $(tr '\n' '|' <"$TMP/tsqd.log" | head -c 1000)"

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgroup.h"
+#include "pidfile.h"
 #include "tsq.h"
 #include "tsq_bpf.h"
 #include "tsq_cgroup.skel.h"
@@ -46,6 +47,7 @@ static const struct pin {
 	MAP(TSQ_PIN_POLICY, tsq_cgrp_policy),	/* cgroup storage: struct tsq_policy */
 	MAP(TSQ_PIN_STATS, tsq_stats),		/* per-CPU struct tsq_stats by cgroup id */
 	MAP(TSQ_PIN_SOCKS, tsq_cgrp_socks),	/* struct tsq_cgrp_socks by cgroup id */
+	MAP(TSQ_PIN_FULL, tsq_map_full),	/* per-CPU struct tsq_map_full */
 	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
 	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
 	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */
@@ -147,22 +149,19 @@ int tsq_pin_maps(struct tsq_cgroup *skel)
 
 /* Attach and reset, by tsqd and tsqctl alike, one at a time: the lock
  * file's flock is released when its holder exits, however it exits.
+ * The lock and its directory are checked as the pid file is (pidfile.h):
+ * whoever owns them could let two attaches run at once.
  * Returns the fd that holds the lock, or -errno.
  */
 static int lock_pins(void)
 {
-	struct stat st;
+	char why[512];
 	int fd;
 
-	if (mkdir(TSQ_LOCK_DIR, 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(TSQ_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = tsq_run_file_open(TSQ_LOCK_FILE, O_RDWR | O_CREAT, why, sizeof(why));
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid())) {
-		close(fd);
-		return -EPERM;
-	}
+		return fd;
+	/* O_NONBLOCK was for the open: this flock waits for the holder. */
 	if (flock(fd, LOCK_EX)) {
 		int err = -errno;
 
@@ -407,4 +406,45 @@ int tsq_sync_run(int link)
 int tsq_bump_gen(void)
 {
 	return tsq_run_iter(TSQ_PIN_SYNC, NULL, NULL);
+}
+
+struct room_ctx {
+	int map;
+	unsigned int n;
+};
+
+static void count_policy(int fd, const char *path, int depth, void *arg)
+{
+	struct room_ctx *c = arg;
+	struct tsq_policy p;
+
+	if (!bpf_map_lookup_elem(c->map, &fd, &p) && (p.flags & TSQ_POLICY_ALL))
+		c->n++;
+}
+
+int tsq_policy_room(const char *mount, int policy_map, unsigned int *used,
+		    unsigned int *room)
+{
+	static const char *const per_cgroup[] = { TSQ_PIN_STATS, TSQ_PIN_SOCKS };
+	struct room_ctx c = { .map = policy_map };
+	int err;
+
+	*room = 0;
+	for (size_t i = 0; i < sizeof(per_cgroup) / sizeof(per_cgroup[0]); i++) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		int fd = tsq_pinned(per_cgroup[i]);
+
+		if (fd < 0)
+			continue;	/* not in this version of the pins */
+		if (!bpf_map_get_info_by_fd(fd, &info, &len) &&
+		    (!*room || info.max_entries < *room))
+			*room = info.max_entries;
+		close(fd);
+	}
+	if (!*room)
+		*room = TSQ_MAX_CGROUPS;
+	err = tsq_cgroup_walk(mount, "", count_policy, &c);
+	*used = c.n;
+	return err;
 }

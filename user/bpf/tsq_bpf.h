@@ -8,8 +8,7 @@
 #include <linux/types.h>
 
 #define TSQ_PIN_DIR	"/sys/fs/bpf/tsq"
-#define TSQ_LOCK_DIR	"/run/tsq"
-#define TSQ_LOCK_FILE	TSQ_LOCK_DIR "/lock"	/* flock: one attach or reset at a time */
+#define TSQ_LOCK_FILE	"/run/tsq/lock"	/* flock: one attach or reset at a time */
 
 /* The pinned objects that tsqctl and tsqd open, below TSQ_PIN_DIR; the
  * whole set, and what each one is, is the pins[] table in tsq_bpf.c.
@@ -18,6 +17,7 @@
 #define TSQ_PIN_POLICY		"policy"
 #define TSQ_PIN_STATS		"stats"
 #define TSQ_PIN_SOCKS		"socks"
+#define TSQ_PIN_FULL		"full"
 #define TSQ_PIN_SYNC		"sync"
 #define TSQ_PIN_QUEUED		"queued"
 
@@ -76,5 +76,14 @@ int tsq_run_iter(const char *name, int (*fn)(const void *buf, size_t len, void *
  */
 int tsq_sync_link(void);
 int tsq_sync_run(int link);
+/*
+ * Cgroups below mount whose entry in policy_map (the pinned policy map)
+ * is a policy, at any depth, whoever set it; and how many the per-cgroup
+ * maps hold (the smallest max_entries of those pinned, TSQ_MAX_CGROUPS
+ * if none is). A new policy past that many would find no room for its
+ * statistics and budget: tsqctl set and tsqd refuse it. 0 or -errno.
+ */
+int tsq_policy_room(const char *mount, int policy_map, unsigned int *used,
+		    unsigned int *room);
 
 #endif /* __TSQ_BPF_H */

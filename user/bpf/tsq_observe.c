@@ -37,7 +37,7 @@ struct tsq_obs {
 	struct tsq_obs_delay *percpu;
 	struct delay_entry *prev;	/* sums at the previous snapshot, by id */
 	size_t nprev;
-	struct timespec last;
+	struct timespec last, opened;
 };
 
 static double now_secs(struct timespec *ts)
@@ -147,6 +147,7 @@ struct tsq_obs *tsq_obs_open(void)
 	/* Only the split of the delay depends on it. */
 	o->xmit = bpf_program__attach(o->skel->progs.observe_xmit);
 	now_secs(&o->last);
+	o->opened = o->last;
 	return o;
 fail:
 	tsq_obs_close(o);
@@ -274,13 +275,18 @@ static int add_socks(struct tsq_obs_snap *s, size_t *alloc, struct tsq_obs_sock 
 	return 0;
 }
 
-static struct delay_entry *find_prev(struct tsq_obs *o, __u64 id)
+static struct delay_entry *find_delay(struct delay_entry *v, size_t n, __u64 id)
 {
-	return bsearch(&id, o->prev, o->nprev, sizeof(*o->prev), cmp_id);
+	return n ? bsearch(&id, v, n, sizeof(*v), cmp_id) : NULL;
 }
 
-/* Sum the per-CPU histograms; report what grew since the last call. */
-static int add_delays(struct tsq_obs *o, struct tsq_obs_snap *s, size_t *alloc)
+/*
+ * Sum the per-CPU histograms into *cur (sorted by id) and report what
+ * grew: since the last call, or, with cumulative, since the programs
+ * were loaded (tsqd: Prometheus counters, which no reader may reset).
+ */
+static int add_delays(struct tsq_obs *o, struct tsq_obs_snap *s, size_t *alloc,
+		      bool cumulative, struct delay_entry **curp, size_t *ncurp)
 {
 	int fd = bpf_map__fd(o->skel->maps.tsq_obs_delay);
 	struct delay_entry *cur = NULL;
@@ -316,7 +322,7 @@ static int add_delays(struct tsq_obs *o, struct tsq_obs_snap *s, size_t *alloc)
 			c->d.done_ns += o->percpu[cpu].done_ns;
 			c->d.qdisc_ns += o->percpu[cpu].qdisc_ns;
 		}
-		p = find_prev(o, key);
+		p = cumulative ? NULL : find_delay(o->prev, o->nprev, key);
 		for (int i = 0; i < TSQ_OBS_SLOTS; i++)
 			grew |= c->d.done[i] != (p ? p->d.done[i] : 0) ||
 				c->d.qdisc[i] != (p ? p->d.qdisc[i] : 0);
@@ -338,10 +344,11 @@ static int add_delays(struct tsq_obs *o, struct tsq_obs_snap *s, size_t *alloc)
 	}
 	if (ncur)
 		qsort(cur, ncur, sizeof(*cur), cmp_id);
-	free(o->prev);
-	o->prev = cur;
-	o->nprev = ncur;
-	qsort(s->v, s->nr, sizeof(*s->v), cmp_id);
+	*curp = cur;
+	*ncurp = ncur;
+	/* qsort() and bsearch() want a base that is not NULL, even for none. */
+	if (s->nr)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_id);
 	return 0;
 }
 
@@ -350,6 +357,9 @@ struct name_ctx {
 	size_t *alloc, sorted;
 	bool all;
 	int err;
+	struct delay_entry *keys;	/* the delay map's, sorted */
+	size_t nkeys;
+	bool *seen;			/* keys[i] is a cgroup the walk found */
 };
 
 static void name_one(int fd, const char *path, int depth, void *arg)
@@ -357,9 +367,13 @@ static void name_one(int fd, const char *path, int depth, void *arg)
 	struct name_ctx *c = arg;
 	__u64 id = tsq_cgroup_id(fd);
 	struct tsq_obs_cgrp *e = NULL;
+	struct delay_entry *k;
 
 	if (!id || c->err)
 		return;
+	k = find_delay(c->keys, c->nkeys, id);
+	if (k)
+		c->seen[k - c->keys] = true;
 	e = find(c->s, c->sorted, id);
 	if (!e && !c->all)
 		return;
@@ -380,10 +394,34 @@ static int cmp_queued(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Drop the delay map's entries of cgroups the walk did not find: removed
+ * ones (cgroup ids are not reused), which would otherwise fill the map
+ * until new cgroups got no entry at all. A socket can outlive its cgroup
+ * and make an entry again; the next snapshot drops that too. keys keeps
+ * the entries that stay.
+ */
+static void prune(struct tsq_obs *o, struct name_ctx *nc, struct tsq_obs_snap *s)
+{
+	int fd = bpf_map__fd(o->skel->maps.tsq_obs_delay);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < nc->nkeys; i++) {
+		if (nc->seen[i]) {
+			nc->keys[kept++] = nc->keys[i];
+			continue;
+		}
+		if (!bpf_map_delete_elem(fd, &nc->keys[i].id))
+			s->pruned++;
+	}
+	nc->nkeys = kept;
+}
+
 int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *s,
 		     unsigned int flags)
 {
 	struct name_ctx nc = { .s = s, .all = flags & TSQ_OBS_ALL };
+	bool cumulative = flags & TSQ_OBS_CUMULATIVE;
 	struct tsq_obs_sock *socks = NULL;
 	size_t alloc = 0, nsocks = 0;
 	struct timespec ts;
@@ -393,6 +431,7 @@ int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *
 	nc.alloc = &alloc;
 	s->qdisc = o->xmit != NULL;
 	s->completion = o->completion;
+	s->cumulative = cumulative;
 	err = read_socks(o, &socks, &nsocks);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->time = ts.tv_sec + ts.tv_nsec / 1e9;
@@ -406,17 +445,38 @@ int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *
 	} else {
 		free(socks);
 	}
-	err = err ?: add_delays(o, s, &alloc);
-	s->secs = now_secs(&ts) - (o->last.tv_sec + o->last.tv_nsec / 1e9);
-	o->last = ts;
+	err = err ?: add_delays(o, s, &alloc, cumulative, &nc.keys, &nc.nkeys);
+	now_secs(&ts);
+	s->secs = ts.tv_sec - (cumulative ? o->opened : o->last).tv_sec +
+		  (ts.tv_nsec - (cumulative ? o->opened : o->last).tv_nsec) / 1e9;
+	if (!cumulative)
+		o->last = ts;
+	if (o->skel->bss)
+		s->delay_map_full = o->skel->bss->delay_map_full;
 	nc.sorted = s->nr;
+	nc.seen = calloc(nc.nkeys ? nc.nkeys : 1, sizeof(*nc.seen));
+	if (!err && !nc.seen)
+		err = -ENOMEM;
 	if (!err)
 		err = tsq_cgroup_walk(mount, "", name_one, &nc) ?: nc.err;
+	if (!err)
+		prune(o, &nc, s);
+	free(nc.seen);
 	if (err) {
+		free(nc.keys);
 		tsq_obs_snap_free(s);
 		return err;
 	}
-	qsort(s->v, s->nr, sizeof(*s->v), cmp_queued);
+	/* The sums seen now: the base of the next interval. */
+	if (!cumulative) {
+		free(o->prev);
+		o->prev = nc.keys;
+		o->nprev = nc.nkeys;
+	} else {
+		free(nc.keys);
+	}
+	if (s->nr)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_queued);
 	return 0;
 }
 
@@ -488,6 +548,8 @@ void tsq_obs_print_json(const struct tsq_obs_snap *s)
 	open_json_object(NULL);
 	print_float(PRINT_JSON, "time", NULL, s->time);
 	print_float(PRINT_JSON, "interval_s", NULL, s->secs);
+	print_bool(PRINT_JSON, "cumulative", NULL, s->cumulative);
+	print_u64(PRINT_JSON, "delay_map_full", NULL, s->delay_map_full);
 	print_u64(PRINT_JSON, "sockets", NULL, s->sockets);
 	print_string(PRINT_JSON, "completion", NULL, s->completion);
 	print_bool(PRINT_JSON, "qdisc_delay", NULL, s->qdisc);
@@ -522,7 +584,7 @@ void tsq_obs_print_json(const struct tsq_obs_snap *s)
 	close_json_object();
 }
 
-/* Gauges over the interval since the last scrape; labelled by cgroup. */
+/* Gauges of the sockets now; labelled by cgroup. */
 static const struct obs_family {
 	const char *name, *help;
 	size_t off;
@@ -536,36 +598,56 @@ static const struct obs_family {
 	F("tsq_obs_queued_max_bytes", "The largest sk_wmem_alloc of one socket.", queued_max, true),
 	F("tsq_obs_unsent_bytes", "Bytes written but not yet sent.", unsent, false),
 	F("tsq_obs_pacing_rate_bytes", "Sum of the pacing rates TCP set, bytes/s.", pacing, false),
-	F("tsq_obs_delay_count", "Skbs completed since the last scrape.", done_n, false),
 #undef F
 };
 
-static void prom_pct(FILE *f, const struct tsq_obs_snap *s, const char *name, bool qdisc)
-{
-	static const double pcts[] = { 50, 99 };
+/* Buckets from 2^10 ns (about 1 us) to 2^31 ns (about 2.1 s), then +Inf:
+ * the log2 slots below the first fold into it, the last slot (which
+ * holds everything above) into +Inf.
+ */
+#define PROM_FIRST_SLOT	9
+#define PROM_LAST_SLOT	(TSQ_OBS_SLOTS - 2)
 
-	fprintf(f, "# HELP %s Delay from TCP's transmit to %s since the last scrape "
-		"(log2 bucket upper bound).\n# TYPE %s gauge\n", name,
-		qdisc ? "the driver" : "TX completion", name);
+/*
+ * A Prometheus histogram a cgroup: cumulative since tsqd loaded the
+ * programs, so that any number of scrapers can read it and rate() works;
+ * a removed cgroup's series ends with it.
+ */
+static void prom_hist(FILE *f, const struct tsq_obs_snap *s, const char *name, bool qdisc)
+{
+	fprintf(f, "# HELP %s Delay from TCP's transmit to %s, per skb.\n# TYPE %s histogram\n",
+		name, qdisc ? "the driver" : "TX completion", name);
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct tsq_obs_cgrp *e = &s->v[i];
+		const __u64 *hist = qdisc ? e->qdisc : e->done;
+		__u64 n = qdisc ? e->qdisc_n : e->done_n, cum = 0;
 
-		if (!e->path || !(qdisc ? e->qdisc_n : e->done_n))
+		if (!e->path || !n)
 			continue;
-		for (size_t p = 0; p < 2; p++) {
-			fprintf(f, "%s{cgroup=", name);
+		for (int k = 0; k < TSQ_OBS_SLOTS; k++) {
+			cum += hist[k];
+			if (k < PROM_FIRST_SLOT || k > PROM_LAST_SLOT)
+				continue;
+			fprintf(f, "%s_bucket{cgroup=", name);
 			tsq_prom_label(f, e->path);
-			fprintf(f, ",quantile=\"%.2f\"} %.9f\n", pcts[p] / 100,
-				(qdisc ? tsq_obs_hist_pct(e->qdisc, e->qdisc_n, pcts[p]) :
-				 tsq_obs_hist_pct(e->done, e->done_n, pcts[p])) / 1e9);
+			fprintf(f, ",le=\"%.9g\"} %llu\n", (double)(2ULL << k) / 1e9,
+				(unsigned long long)cum);
 		}
+		fprintf(f, "%s_bucket{cgroup=", name);
+		tsq_prom_label(f, e->path);
+		fprintf(f, ",le=\"+Inf\"} %llu\n%s_sum{cgroup=", (unsigned long long)n, name);
+		tsq_prom_label(f, e->path);
+		fprintf(f, "} %.9f\n%s_count{cgroup=", (qdisc ? e->qdisc_ns : e->done_ns) / 1e9,
+			name);
+		tsq_prom_label(f, e->path);
+		fprintf(f, "} %llu\n", (unsigned long long)n);
 	}
 }
 
 int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json)
 {
 	struct tsq_obs_snap s;
-	int err = tsq_obs_snapshot(o, mount, &s, 0);
+	int err = tsq_obs_snapshot(o, mount, &s, TSQ_OBS_CUMULATIVE);
 
 	if (err)
 		return err;
@@ -594,9 +676,12 @@ int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json)
 				(unsigned long long)*(const __u64 *)p);
 		}
 	}
-	prom_pct(f, &s, "tsq_obs_delay_seconds", false);
+	prom_hist(f, &s, "tsq_obs_delay_seconds", false);
 	if (s.qdisc)
-		prom_pct(f, &s, "tsq_obs_qdisc_delay_seconds", true);
+		prom_hist(f, &s, "tsq_obs_qdisc_delay_seconds", true);
+	fprintf(f, "# HELP tsq_obs_delay_map_full_total Skbs whose cgroup found no room in "
+		"the delay map.\n# TYPE tsq_obs_delay_map_full_total counter\n"
+		"tsq_obs_delay_map_full_total %llu\n", (unsigned long long)s.delay_map_full);
 	tsq_obs_snap_free(&s);
 	return 0;
 }

@@ -37,8 +37,12 @@ struct tsq_obs_snap {
 	size_t nsocks;			/* 0 unless asked for */
 	bool qdisc;			/* the qdisc part is measured */
 	const char *completion;		/* the program that sees TX completion */
-	double secs;			/* since the previous snapshot */
+	double secs;			/* the delays' span: since the previous
+					 * snapshot, or since loading */
 	double time;			/* of the socket walk, Unix seconds */
+	bool cumulative;		/* delays since loading */
+	__u64 delay_map_full;		/* skbs not counted: no room, ever */
+	size_t pruned;			/* delay entries of removed cgroups dropped */
 };
 
 struct tsq_obs;
@@ -48,12 +52,16 @@ struct tsq_obs *tsq_obs_open(void);
 void tsq_obs_close(struct tsq_obs *o);
 
 /*
- * Sockets of the caller's netns now, delays since the previous call (or
- * tsq_obs_open()). Cgroups named by a walk of mount: with TSQ_OBS_ALL,
- * every cgroup; else those with TCP sockets or delays. 0 or -errno.
+ * Sockets of the caller's netns now, delays since the previous call
+ * without TSQ_OBS_CUMULATIVE (or tsq_obs_open()), since tsq_obs_open()
+ * with it (which leaves the previous call's base alone). Cgroups named
+ * by a walk of mount: with TSQ_OBS_ALL, every cgroup; else those with
+ * TCP sockets or delays. The delay entries of cgroups the walk does not
+ * find are dropped. 0 or -errno.
  */
-#define TSQ_OBS_ALL	(1U << 0)	/* every cgroup, zeros included */
-#define TSQ_OBS_SOCKS	(1U << 1)	/* keep each socket's record */
+#define TSQ_OBS_ALL		(1U << 0)	/* every cgroup, zeros included */
+#define TSQ_OBS_SOCKS		(1U << 1)	/* keep each socket's record */
+#define TSQ_OBS_CUMULATIVE	(1U << 2)	/* delays since loading */
 int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *s,
 		     unsigned int flags);
 void tsq_obs_snap_free(struct tsq_obs_snap *s);
@@ -66,7 +74,9 @@ __u64 tsq_obs_hist_pct(const __u64 *hist, __u64 n, double p);
  */
 void tsq_obs_print_json(const struct tsq_obs_snap *s);
 
-/* A snapshot as tsqd serves it: Prometheus text, or JSON. 0 or -errno. */
+/* A snapshot as tsqd serves it, cumulative: Prometheus text (histograms
+ * for the delays), or JSON. 0 or -errno.
+ */
 int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json);
 
 #endif /* __TSQ_OBSERVE_H */

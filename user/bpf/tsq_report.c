@@ -22,8 +22,10 @@
 struct walk_ctx {
 	struct tsq_report *r;
 	int policy, stats, socks, ncpu, err;
-	/* Index + 1 of the entry that covers each level; 0: none. */
-	size_t owner[TSQ_CGROUP_WALK_DEPTH + 1];
+	/* Index + 1 of the entry that covers each level; 0: none. As deep
+	 * as the tree is.
+	 */
+	size_t *owner, nowner;
 	struct tsq_stats *percpu;
 };
 
@@ -129,7 +131,21 @@ static void visit(int fd, const char *path, int depth, void *arg)
 	bool has_stats;
 
 	c->r->cgroups++;
-	if (!id || c->err)
+	if (c->err)
+		return;
+	if ((size_t)depth >= c->nowner) {
+		size_t n = 2 * depth + 64;
+		size_t *v = realloc(c->owner, n * sizeof(*v));
+
+		if (!v) {
+			c->err = -ENOMEM;
+			return;
+		}
+		c->owner = v;
+		c->nowner = n;
+	}
+	c->owner[depth] = owner;
+	if (!id)
 		return;
 	if (bpf_map_lookup_elem(c->policy, &fd, &p))
 		p.flags = 0;
@@ -177,15 +193,51 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	      c.socks < 0 ? c.socks : 0;
 	if (!err)
 		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
+	}
 	if (!err)
-		err = tsq_run_iter(TSQ_PIN_QUEUED, on_queued, &q);
+		err = tsq_map_full_read(&r->full);
 	close_fd(c.policy);
 	close_fd(c.stats);
 	close_fd(c.socks);
 	free(c.percpu);
+	free(c.owner);
 	if (err)
 		tsq_report_free(r);
 	return err;
+}
+
+int tsq_map_full_read(struct tsq_map_full *sum)
+{
+	int fd = tsq_pinned(TSQ_PIN_FULL), ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct tsq_map_full *percpu;
+	__u32 zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	percpu = ncpu > 0 ? calloc(ncpu, sizeof(*percpu)) : NULL;
+	if (!percpu)
+		err = ncpu > 0 ? -ENOMEM : -EINVAL;
+	else if (bpf_map_lookup_elem(fd, &zero, percpu))
+		err = -errno;
+	for (int i = 0; !err && i < ncpu; i++) {
+		sum->stats += percpu[i].stats;
+		sum->socks += percpu[i].socks;
+	}
+	free(percpu);
+	close(fd);
+	return err;
+}
+
+void tsq_map_full_print(const struct tsq_map_full *f)
+{
+	if (!f->stats && !f->socks)
+		return;
+	print_u64(PRINT_FP, NULL, "per-cgroup maps full: %llu statistics", f->stats);
+	print_u64(PRINT_FP, NULL, " and %llu socket count entries refused since attach;", f->socks);
+	print_string(PRINT_FP, NULL, " %s\n", "their cgroups' statistics are incomplete");
 }
 
 void tsq_report_free(struct tsq_report *r)
@@ -225,4 +277,6 @@ void tsq_report_print(const struct tsq_report *r)
 		close_json_object();
 	}
 	close_json_array();
+	if (!print_is_json())
+		tsq_map_full_print(&r->full);
 }

@@ -24,7 +24,16 @@ struct tsq_report {
 	struct tsq_cgrp_report *v;
 	size_t nr, alloc;
 	size_t cgroups;		/* cgroups walked */
+	struct tsq_map_full full;	/* inserts refused, over CPUs */
 };
+
+/* Inserts the per-cgroup maps refused since attach (a pinned state
+ * older than the counter: zeros). 0 or -errno.
+ */
+int tsq_map_full_read(struct tsq_map_full *sum);
+
+/* Text: one line if any insert was refused, else nothing. */
+void tsq_map_full_print(const struct tsq_map_full *f);
 
 /*
  * Every cgroup below mount that has a policy or statistics, in walk
@@ -33,7 +42,9 @@ struct tsq_report {
 int tsq_report_collect(const char *mount, struct tsq_report *r);
 void tsq_report_free(struct tsq_report *r);
 
-/* Through the print layer: one JSON array, or one block a cgroup. */
+/* Through the print layer: one JSON array, or one block a cgroup, and
+ * in text the line of tsq_map_full_print().
+ */
 void tsq_report_print(const struct tsq_report *r);
 
 #endif /* __TSQ_REPORT_H */

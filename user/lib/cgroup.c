@@ -227,47 +227,228 @@ __u64 tsq_cgroup_id(int fd)
 	return st.st_ino;
 }
 
-static void walk(int dirfd, const char *path, int depth, tsq_cgroup_walk_fn fn,
-		 void *ctx)
+/*
+ * The walk keeps one level a directory on the path from the first cgroup
+ * to the current one: its children's names, read at once, and its fd
+ * while that is open. The depth is the tree's, with no bound: a cgroup
+ * the walk skipped would be a cgroup whose sockets show nowhere, and
+ * anyone with a delegated subtree can make one as deep as they like.
+ * So that depth does not cost an fd a level, a level below
+ * WALK_OPEN_LEVELS closes its parent's fd on the way down, and the parent
+ * is opened again by its file handle (the cgroup id) on the way up.
+ */
+#define WALK_OPEN_LEVELS	32
+
+struct level {
+	int fd;			/* -1: closed, open again by id */
+	__u64 id;
+	char **names;		/* its subdirectories */
+	size_t nr, next;
+	size_t plen;		/* its path's length */
+};
+
+struct walker {
+	int mount_fd;		/* for open_by_handle_at(); -1: cannot */
+	char *path;
+	size_t cap;
+	struct level *lv;
+	size_t depth, alloc;
+	tsq_cgroup_walk_fn fn;
+	void *ctx;
+};
+
+static void free_names(struct level *l)
 {
+	for (size_t i = 0; i < l->nr; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->nr = l->next = 0;
+}
+
+/* The names of dfd's subdirectories; none if it cannot be read. */
+static void read_names(int dfd, struct level *l)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct dirent *de;
+	size_t alloc = 0;
 	DIR *d;
 
-	fn(dirfd, path, depth, ctx);
-	if (depth >= TSQ_CGROUP_WALK_DEPTH)
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
-	d = fdopendir(dup(dirfd));
-	if (!d)
-		return;
+	}
 	while ((de = readdir(d))) {
-		char sub[PATH_MAX];
-		int fd, n;
+		char **v;
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		/* ".x" is a cgroup like any other: only "." and ".." are not. */
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
 			continue;
-		n = snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, "/") ? path : "",
-			     de->d_name);
-		if (n < 0 || (size_t)n >= sizeof(sub))
-			continue;
-		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		walk(fd, sub, depth + 1, fn, ctx);
-		close(fd);
+		if (l->nr == alloc) {
+			v = realloc(l->names, (alloc = alloc ? 2 * alloc : 16) * sizeof(*v));
+			if (!v)
+				break;
+			l->names = v;
+		}
+		l->names[l->nr] = strdup(de->d_name);
+		if (!l->names[l->nr])
+			break;
+		l->nr++;
 	}
 	closedir(d);
+}
+
+/* Open a cgroup by its id, as name_to_handle_at() gave it. */
+static int open_by_id(int mount_fd, __u64 id)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(__u64)];
+	} h = { .fh.handle_bytes = sizeof(__u64), .fh.handle_type = FILEID_KERNFS };
+
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	return open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Path of the current level + "/" + name; false when out of memory. */
+static bool set_path(struct walker *w, size_t plen, const char *name)
+{
+	size_t n = strlen(name), need = plen + 1 + n + 1;
+
+	if (need > w->cap) {
+		char *p = realloc(w->path, need * 2);
+
+		if (!p)
+			return false;
+		w->path = p;
+		w->cap = need * 2;
+	}
+	/* The root's path is "/": its children are "/a", not "//a". */
+	if (plen == 1 && w->path[0] == '/')
+		plen = 0;
+	w->path[plen] = '/';
+	memcpy(w->path + plen + 1, name, n + 1);
+	return true;
+}
+
+/* Visit fd (the cgroup at w->path) and make it the deepest level. */
+static bool push(struct walker *w, int fd)
+{
+	struct level *l;
+
+	w->fn(fd, w->path, w->depth, w->ctx);
+	if (w->depth == w->alloc) {
+		size_t n = w->alloc ? 2 * w->alloc : 64;
+		struct level *v = realloc(w->lv, n * sizeof(*v));
+
+		if (!v)
+			return false;
+		w->lv = v;
+		w->alloc = n;
+	}
+	l = &w->lv[w->depth++];
+	memset(l, 0, sizeof(*l));
+	l->fd = fd;
+	l->plen = strlen(w->path);
+	l->id = w->mount_fd >= 0 ? tsq_cgroup_id(fd) : 0;
+	read_names(fd, l);
+	return true;
+}
+
+static void pop(struct walker *w)
+{
+	struct level *l = &w->lv[--w->depth];
+
+	if (l->fd >= 0)
+		close(l->fd);
+	free_names(l);
+}
+
+/* The next child of the deepest level, opened; -1 when it has no more. */
+static int next_child(struct walker *w)
+{
+	struct level *l = &w->lv[w->depth - 1];
+
+	while (l->next < l->nr) {
+		const char *name = l->names[l->next++];
+		int fd;
+
+		if (l->fd < 0) {
+			l->fd = open_by_id(w->mount_fd, l->id);
+			if (l->fd < 0) {	/* removed meanwhile, and its children */
+				l->next = l->nr;
+				break;
+			}
+		}
+		fd = openat(l->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || !set_path(w, l->plen, name)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (w->depth >= WALK_OPEN_LEVELS && w->mount_fd >= 0 && l->id) {
+			close(l->fd);
+			l->fd = -1;
+		}
+		return fd;
+	}
+	return -1;
 }
 
 int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 		    void *ctx)
 {
+	struct walker w = { .mount_fd = -1, .fn = fn, .ctx = ctx };
 	int fd, err = tsq_cgroup_open(mount, path, &fd);
 
 	if (err)
 		return err;
-	walk(fd, path[0] ? path : "/", 0, fn, ctx);
-	close(fd);
-	return 0;
+	w.cap = strlen(path) + 2 > PATH_MAX ? strlen(path) + 2 : PATH_MAX;
+	w.path = malloc(w.cap);
+	if (!w.path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	snprintf(w.path, w.cap, "%s", path[0] ? path : "/");
+	/* Handles need CAP_DAC_READ_SEARCH; without it every fd stays open. */
+	w.mount_fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w.mount_fd >= 0) {
+		int probe = open_by_id(w.mount_fd, tsq_cgroup_id(fd));
+
+		if (probe < 0) {
+			close(w.mount_fd);
+			w.mount_fd = -1;
+		} else {
+			close(probe);
+		}
+	}
+	if (!push(&w, fd)) {
+		close(fd);
+		err = -ENOMEM;
+	}
+	while (w.depth) {
+		int cfd = next_child(&w);
+
+		if (cfd < 0) {
+			pop(&w);
+			continue;
+		}
+		if (!push(&w, cfd)) {
+			close(cfd);
+			err = -ENOMEM;
+			break;
+		}
+	}
+	while (w.depth)
+		pop(&w);
+	free(w.lv);
+	free(w.path);
+	if (w.mount_fd >= 0)
+		close(w.mount_fd);
+	return err;
 }
 
 int tsq_cgroup_procs(int fd, tsq_cgroup_pid_fn fn, void *ctx)

@@ -40,14 +40,14 @@ int tsq_cgroup_open_compat(int mount_fd, const char *path, int *fd);
  */
 __u64 tsq_cgroup_id(int fd);
 
-#define TSQ_CGROUP_WALK_DEPTH	64	/* levels below the root visited */
-
 /*
- * Visit the cgroup at path below mount and every cgroup beneath it, each
- * before its children (depth 0 for the first). fn gets an fd it must not
- * keep and the path below mount ("/a/b"). Directories that vanish or
- * cannot be opened during the walk are skipped; no symlink is followed.
- * Returns 0, or the -errno of opening the first cgroup.
+ * Visit the cgroup at path below mount and every cgroup beneath it, at
+ * any depth, each before its children (depth 0 for the first). fn gets
+ * an fd it must not keep and the path below mount ("/a/b"), which may be
+ * longer than PATH_MAX. Directories that vanish or cannot be opened
+ * during the walk are skipped; no symlink is followed. The fds held stay
+ * bounded whatever the depth where file handles work (root).
+ * Returns 0, or the -errno of opening the first cgroup, or -ENOMEM.
  */
 typedef void (*tsq_cgroup_walk_fn)(int fd, const char *path, int depth, void *ctx);
 int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "json_writer.h"
+#include "quote.h"
 
 struct json_writer {
 	FILE *f;
@@ -77,18 +78,30 @@ static void value_done(struct json_writer *jw)
 		fputc('\n', jw->f);
 }
 
+/*
+ * JSON text is UTF-8 (RFC 8259), and a cgroup's name is any bytes but
+ * '/' and NUL: a byte that is not part of valid UTF-8 becomes the text
+ * \xNN (quote.h), so that strict decoders take the whole output.
+ * Control characters, C1 included, are \u escapes.
+ */
 static void put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	while (*s) {
+		size_t n = tsq_utf8_char(s);
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		if (!n) {
+			fprintf(f, "\\\\x%02x", (unsigned char)*s);
+			n = 1;
+		} else if (tsq_utf8_control(s, n)) {
+			fprintf(f, "\\u%04x", n == 1 ? (unsigned char)s[0] :
+				(unsigned char)s[1]);
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s);
+		} else {
+			fwrite(s, 1, n, f);
+		}
+		s += n;
 	}
 	fputc('"', f);
 }

@@ -6,6 +6,7 @@
 
 #include "json_writer.h"
 #include "print.h"
+#include "quote.h"
 
 static FILE *out;
 static struct json_writer *jw;	/* NULL: text mode */
@@ -83,12 +84,20 @@ static void text(enum output_type t, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Escaped in text too (quote.h): a string may be a cgroup's name. */
 void print_string(enum output_type t, const char *key, const char *fmt, const char *v)
 {
-	if (json_field(t, key))
+	char *safe;
+
+	if (json_field(t, key)) {
 		jsonw_string(jw, v);
-	else
-		text(t, fmt, v ?: "");
+		return;
+	}
+	if (jw || !(t & PRINT_FP) || !fmt)
+		return;
+	safe = tsq_safe_dup(v ?: "");
+	text(t, fmt, safe ?: "?");
+	free(safe);
 }
 
 void print_u64(enum output_type t, const char *key, const char *fmt, uint64_t v)

@@ -36,6 +36,7 @@ void close_json_object(void);
 void open_json_array(const char *key);
 void close_json_array(void);
 
+/* v is escaped in either mode (quote.h): a newline goes in fmt, not in v. */
 void print_string(enum output_type t, const char *key, const char *fmt, const char *v);
 void print_u64(enum output_type t, const char *key, const char *fmt, uint64_t v);
 void print_s64(enum output_type t, const char *key, const char *fmt, int64_t v);

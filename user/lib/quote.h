@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* User input inside error messages and Prometheus labels (JSON: json_writer.h). */
+/*
+ * User input inside error messages, text output, Prometheus labels (and
+ * JSON strings: json_writer.c). A control character (C0, DEL, C1) and a
+ * byte that is not valid UTF-8 come out as the text \xNN everywhere.
+ */
 #ifndef __TSQ_QUOTE_H
 #define __TSQ_QUOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -11,14 +16,26 @@
 
 /*
  * s, safe to print between double quotes on one line: control bytes,
- * '"' and '\' as C escapes; cut with "..." to fit len. Returns buf.
+ * bytes that are not UTF-8, '"' and '\' as C escapes; cut with "..." to
+ * fit len. Returns buf.
  */
 const char *tsq_quote(char *buf, size_t len, const char *s);
 
+/* s for a terminal or a log line, as it is but for \xNN escapes. */
+void tsq_put_safe(FILE *f, const char *s);
+/* The same in a malloc()ed string; NULL when out of memory. */
+char *tsq_safe_dup(const char *s);
+
 /*
- * s as a Prometheus label value, quotes included: the text format
- * escapes '\\', '"' and newline, and takes every other byte as it is.
+ * s as a Prometheus label value, quotes included: '\\', '"' and newline
+ * as the text format escapes them, the rest as tsq_put_safe() does (so
+ * the label is valid UTF-8, and one line).
  */
 void tsq_prom_label(FILE *f, const char *s);
+
+/* Bytes of the UTF-8 character s starts (1-4), 0 if it starts none. */
+size_t tsq_utf8_char(const char *s);
+/* Whether that character, n bytes, is a control character (C0, DEL, C1). */
+bool tsq_utf8_control(const char *s, size_t n);
 
 #endif /* __TSQ_QUOTE_H */

@@ -127,23 +127,10 @@ int tsq_target_open(const char *mount, enum tsq_target_type type, const char *na
 	return tsq_cgroup_open(mount, path, fd);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 int tsq_target_expected(enum tsq_target_type type, const char *name, char *path,
 			size_t len)
 {
-	int n;
-
-	if (type == TSQ_TARGET_UNIT && has_suffix(name, ".slice"))
-		return tsq_unit_slice_path(name, path, len);
 	if (type == TSQ_TARGET_UNIT)
-		n = snprintf(path, len, "/system.slice/%s", name);
-	else
-		n = snprintf(path, len, "%s", name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+		return tsq_unit_default_path(name, path, len);
+	return snprintf(path, len, "%s", name) >= (int)len ? -ENAMETOOLONG : 0;
 }

@@ -33,18 +33,19 @@ int tsq_target_parse(const char *mount, const char *word, struct tsq_target *t,
 
 /*
  * The cgroup a parsed target names, as a path below mount, opened
- * (O_DIRECTORY) into *fd: what tsqctl and tsqd apply a policy to.
+ * (O_DIRECTORY) into *fd: what tsqctl and tsqd apply a policy to. A
+ * unit's cgroup is the one systemd gives it (tsq_unit_cgroup()).
  * Returns 0, -ENOENT if there is no such cgroup (a unit not running),
- * -ENOTUNIQ for a unit found twice, or another -errno.
+ * or another -errno.
  */
 int tsq_target_open(const char *mount, enum tsq_target_type type, const char *name,
 		    char *path, size_t len, int *fd);
 
 /*
  * Where a target's cgroup appears when it does not exist yet: a cgroup
- * path as it is; a slice where its name puts it; another unit in
- * system.slice, where systemd starts services by default. A watch on
- * its parent directory sees it come. 0 or -errno.
+ * path as it is; a unit where systemd puts it by default
+ * (tsq_unit_default_path()). A watch on its parent directory sees it
+ * come. 0 or -errno.
  */
 int tsq_target_expected(enum tsq_target_type type, const char *name, char *path,
 			size_t len);

@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * From a systemd unit name to its cgroup, without asking systemd over
- * D-Bus: tsqd must not depend on it, and the cgroup tree already says
- * where each unit is.
+ * From a systemd unit name to its cgroup, the way systemd itself knows
+ * it: the unit's ControlGroup property, from `systemctl show` (which
+ * needs no D-Bus daemon: as root it talks to PID 1's private socket).
+ * A directory named like a unit proves nothing: anyone with a delegated
+ * subtree (a user's systemd, a container) can make
+ * .../user@1000.service/backup.service, and a policy meant for the
+ * system's backup.service must not follow it there. The place systemd
+ * gives a unit by default (/system.slice/NAME, a slice by its name) is
+ * root's, and a cgroup there is the unit's: found without asking, which
+ * costs an exec (a second under TCG). Elsewhere (Slice=), systemd is
+ * asked; without systemd (no /run/systemd/system) such a unit is not
+ * found. Never a search of the tree.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cgroup.h"
 #include "unit.h"
@@ -111,84 +123,6 @@ int tsq_unit_slice_path(const char *slice, char *path, size_t len)
 	return 0;
 }
 
-struct search {
-	const char *unit;
-	dev_t dev;
-	char cur[PATH_MAX];	/* the directory being read */
-	char found[PATH_MAX];	/* the shallowest match */
-	int best;		/* its depth, 0 for none yet */
-	int count;		/* matches at that depth */
-};
-
-static bool is_dir(int dfd, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-	       S_ISDIR(st.st_mode);
-}
-
-static bool worth_descending(const struct search *s, int depth)
-{
-	return depth < TSQ_UNIT_SEARCH_DEPTH && (!s->best || depth < s->best);
-}
-
-/*
- * Depth-first, pruned below the best match so far. Directories that
- * vanish or cannot be read while we look are skipped: cgroups come and
- * go all the time.
- */
-static void walk(struct search *s, int dfd, size_t curlen, int depth)
-{
-	struct dirent *de;
-	struct stat st;
-	size_t n;
-	DIR *dir;
-	int cfd;
-
-	dir = fdopendir(dfd);
-	if (!dir) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(dir))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !is_dir(dirfd(dir), de))
-			continue;
-		n = strlen(de->d_name);
-		if (curlen + 1 + n >= sizeof(s->cur))
-			continue;
-		s->cur[curlen] = '/';
-		memcpy(s->cur + curlen + 1, de->d_name, n + 1);
-
-		if (!strcmp(de->d_name, s->unit)) {
-			if (!s->best || depth < s->best) {
-				s->best = depth;
-				s->count = 0;
-				strcpy(s->found, s->cur);
-			}
-			if (depth == s->best)
-				s->count++;
-			continue;
-		}
-		if (!worth_descending(s, depth))
-			continue;
-		cfd = openat(dirfd(dir), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		if (fstat(cfd, &st) || st.st_dev != s->dev) {
-			close(cfd);
-			continue;
-		}
-		walk(s, cfd, curlen + 1 + n, depth + 1);
-	}
-	s->cur[curlen] = '\0';
-	closedir(dir);
-}
-
 static bool cgroup_exists(const char *mount, const char *path)
 {
 	int fd;
@@ -199,55 +133,240 @@ static bool cgroup_exists(const char *mount, const char *path)
 	return true;
 }
 
-static int copy_path(char *path, size_t len, const char *src)
+int tsq_unit_default_path(const char *unit, char *path, size_t len)
 {
-	if (strlen(src) >= len)
-		return -ENAMETOOLONG;
-	strcpy(path, src);
-	return 0;
+	const char *at, *dot;
+	int n;
+
+	if (!tsq_unit_name_valid(unit, NULL))
+		return -EINVAL;
+	if (is_slice(unit))
+		return tsq_unit_slice_path(unit, path, len);
+	/* An instance goes in its template's slice: system-getty.slice. */
+	at = strchr(unit, '@');
+	dot = strrchr(unit, '.');
+	if (at && at < dot)
+		n = snprintf(path, len, "/system.slice/system-%.*s.slice/%s",
+			     (int)(at - unit), unit, unit);
+	else
+		n = snprintf(path, len, "/system.slice/%s", unit);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tsq_unit_cgroup_default(const char *mount, const char *unit, char *path, size_t len)
+{
+	int err = tsq_unit_default_path(unit, path, len);
+
+	if (err)
+		return err;
+	return cgroup_exists(mount, path) ? 0 : -ENOENT;
+}
+
+bool tsq_systemd_running(void)
+{
+	struct stat st;
+
+	/* sd_booted(3): PID 1 is systemd when this directory exists. */
+	return !lstat("/run/systemd/system", &st) && S_ISDIR(st.st_mode);
+}
+
+static const char *systemctl_path(void)
+{
+	static const char *const paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (!access(paths[i], X_OK))
+			return paths[i];
+	return NULL;
+}
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int tsq_systemctl_start(struct tsq_systemctl *sc, const char *const *units, size_t n)
+{
+	static char *const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "SYSTEMD_PAGER=",
+				      "SYSTEMD_COLORS=0", NULL };
+	const char *systemctl = systemctl_path();
+	char **argv;
+	int pfd[2], err = 0;
+
+	*sc = (struct tsq_systemctl){ .pid = -1, .fd = -1 };
+	if (!systemctl)
+		return -ENOENT;
+	argv = calloc(n + 7, sizeof(*argv));
+	sc->cap = 4096;
+	sc->out = malloc(sc->cap);
+	if (!argv || !sc->out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	argv[0] = (char *)systemctl;
+	argv[1] = "show";
+	argv[2] = "--no-pager";
+	argv[3] = "--all";		/* an empty property too: one line a unit */
+	argv[4] = "--property=ControlGroup";
+	argv[5] = "--";
+	for (size_t i = 0; i < n; i++)
+		argv[6 + i] = (char *)units[i];
+	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK)) {
+		err = -errno;
+		goto out;
+	}
+	sc->pid = fork();
+	if (!sc->pid) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		/* tsqd blocks the signals its signalfd reads. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null < 0 || dup2(pfd[1], 1) < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		/* Its stdout blocks as usual; the O_NONBLOCK is the reader's. */
+		fcntl(1, F_SETFL, 0);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	if (sc->pid < 0)
+		err = -errno;
+	close(pfd[1]);
+	if (err)
+		close(pfd[0]);
+	else
+		sc->fd = pfd[0];
+	sc->end = ms_now() + TSQ_SYSTEMCTL_TIMEOUT_MS;
+out:
+	free(argv);
+	if (err) {
+		free(sc->out);
+		sc->out = NULL;
+	}
+	return err;
+}
+
+int tsq_systemctl_read(struct tsq_systemctl *sc)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (sc->cap - sc->len < 1024) {
+			char *nb = sc->cap < (1 << 24) ? realloc(sc->out, sc->cap * 2) : NULL;
+
+			if (!nb)
+				return -ENOMEM;
+			sc->out = nb;
+			sc->cap *= 2;
+		}
+		n = read(sc->fd, sc->out + sc->len, sc->cap - sc->len - 1);
+		if (n > 0) {
+			sc->len += n;
+			continue;
+		}
+		if (!n)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return ms_now() < sc->end ? -EAGAIN : -ETIMEDOUT;
+		return -errno;
+	}
+}
+
+/* One block a unit, in the order asked, blocks apart by a blank line:
+ * "ControlGroup=/system.slice/a.service\n\nControlGroup=\n". An
+ * inactive or unknown unit has an empty one.
+ */
+static int parse_show(char *out, size_t n, char **paths)
+{
+	char *line, *save;
+	size_t block = 0;
+
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "ControlGroup=", 13))
+			continue;
+		if (block == n)
+			return -EPROTO;
+		if (line[13] == '/' && !(paths[block] = strdup(line + 13)))
+			return -ENOMEM;
+		block++;
+	}
+	return block == n ? 0 : -EPROTO;
+}
+
+int tsq_systemctl_finish(struct tsq_systemctl *sc, int err, size_t n, char **paths)
+{
+	int status;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	if (sc->fd >= 0)
+		close(sc->fd);
+	sc->fd = -1;
+	if (sc->pid > 0) {
+		if (err)
+			kill(sc->pid, SIGKILL);
+		while (waitpid(sc->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!err && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+			err = -EIO;
+	}
+	sc->pid = -1;
+	if (!err && sc->out) {
+		sc->out[sc->len] = '\0';
+		err = parse_show(sc->out, n, paths);
+	}
+	free(sc->out);
+	sc->out = NULL;
+	if (err)
+		for (size_t i = 0; i < n; i++) {
+			free(paths[i]);
+			paths[i] = NULL;
+		}
+	return err;
+}
+
+int tsq_units_systemd(const char *const *units, size_t n, char **paths)
+{
+	struct tsq_systemctl sc;
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = NULL;
+	err = tsq_systemctl_start(&sc, units, n);
+	if (err)
+		return err;
+	while ((err = tsq_systemctl_read(&sc)) == -EAGAIN) {
+		struct pollfd p = { .fd = sc.fd, .events = POLLIN };
+		long long left = sc.end - ms_now();
+
+		if (poll(&p, 1, left > 0 ? left : 0) < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	}
+	return tsq_systemctl_finish(&sc, err, n, paths);
 }
 
 int tsq_unit_cgroup(const char *mount, const char *unit, char *path, size_t len)
 {
-	struct search *s;
-	struct stat st;
-	int fd, err;
+	char *found = NULL;
+	int err;
 
-	if (!tsq_unit_name_valid(unit, NULL))
-		return -EINVAL;
-
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	/* The fast path: where systemd puts it unless told otherwise. */
-	err = 0;
-	if (is_slice(unit))
-		err = tsq_unit_slice_path(unit, s->found, sizeof(s->found));
-	else
-		snprintf(s->found, sizeof(s->found), "/system.slice/%s", unit);
-	if (!err && cgroup_exists(mount, s->found)) {
-		err = copy_path(path, len, s->found);
-		goto out;
-	}
-
-	err = tsq_cgroup_open(mount, "", &fd);
-	if (err)
-		goto out;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		goto out;
-	}
-	s->unit = unit;
-	s->dev = st.st_dev;
-	walk(s, fd, 0, 1);
-	if (!s->count)
-		err = -ENOENT;
-	else if (s->count > 1)
-		err = -ENOTUNIQ;
-	else
-		err = copy_path(path, len, s->found);
-out:
-	free(s);
+	/* Where systemd puts it by default is root's: no need to ask. */
+	err = tsq_unit_cgroup_default(mount, unit, path, len);
+	if (err != -ENOENT || !tsq_systemd_running() || tsq_units_systemd(&unit, 1, &found))
+		return err;
+	if (!found)
+		return -ENOENT;		/* systemd says: not running */
+	err = strlen(found) < len ? 0 : -ENAMETOOLONG;
+	if (!err)
+		strcpy(path, found);
+	free(found);
 	return err;
 }

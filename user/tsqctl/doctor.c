@@ -221,7 +221,7 @@ static void check_nic(struct doctor *d, const struct nic *n, const char *napi_tx
 static void print_nics(struct doctor *d, const char *napi_tx)
 {
 	open_json_array("nics");
-	print_string(PRINT_FP, NULL, "%s", "NICs (this netns):\n");
+	print_string(PRINT_FP, NULL, "%s\n", "NICs (this netns):");
 	for (int i = 0; i < d->nr; i++) {
 		struct nic *n = &d->nics[i];
 		bool virtio;
@@ -267,7 +267,7 @@ static void print_sysctls(struct doctor *d, const char *ns)
 	if (ns)
 		print_string(PRINT_FP, NULL, "TCP (netns %s):\n", ns);
 	else
-		print_string(PRINT_FP, NULL, "%s", "TCP (this netns):\n");
+		print_string(PRINT_FP, NULL, "%s\n", "TCP (this netns):");
 	open_json_object("sysctl");
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
 		const char *name = strchr(sysctls[i], '/') + 1;

@@ -35,7 +35,7 @@ static int open_target(const struct tsqctl_ctx *c, const char *word, char *path,
 	tsq_quote(q, sizeof(q), t.name);
 	if (ret == -ENOENT && t.type == TSQ_TARGET_UNIT)
 		return usage_error("unit %s: no such cgroup (is it running?)", q);
-	if (ret == -ENOENT || ret == -ENOTDIR || ret == -ENOTUNIQ || ret == -ENAMETOOLONG)
+	if (ret == -ENOENT || ret == -ENOTDIR || ret == -ENAMETOOLONG)
 		return usage_error("%s %s: %s", t.type == TSQ_TARGET_UNIT ? "unit" : "cgroup",
 				   q, strerror(-ret));
 	return runtime_error("%s %s: %s", t.type == TSQ_TARGET_UNIT ? "unit" : "cgroup", q,
@@ -57,41 +57,27 @@ static int open_map_target(const struct tsqctl_ctx *c, const char *what, const c
 	return ret;
 }
 
-struct count_ctx {
-	int map;
-	unsigned int n;
-};
-
-static void count_one(int fd, const char *path, int depth, void *arg)
-{
-	struct count_ctx *cc = arg;
-	struct tsq_policy p;
-
-	if (!bpf_map_lookup_elem(cc->map, &fd, &p) && (p.flags & TSQ_POLICY_ALL))
-		cc->n++;
-}
-
 /*
  * The policy map (cgroup storage) takes any number of entries, but the
- * maps that hold each policy's statistics and budget accounting take
- * TSQ_MAX_CGROUPS: past it they would drop entries in silence. So a new
- * policy past that many is refused, as tsqd refuses a longer tsq.conf.
+ * maps that hold each policy's statistics and budget accounting do not:
+ * past their size they would drop entries in silence. So a new policy
+ * past that many is refused, as tsqd refuses it (tsq_policy_room()).
  * Costs a walk of the tree, only when the cgroup has no policy yet.
  */
 static int check_room(const struct tsqctl_ctx *c, int map, int cg, const char *path)
 {
-	struct count_ctx cc = { .map = map };
+	unsigned int used, room;
 	struct tsq_policy p;
 	int err;
 
-	if (!bpf_map_lookup_elem(map, &cg, &p))
+	if (!bpf_map_lookup_elem(map, &cg, &p) && (p.flags & TSQ_POLICY_ALL))
 		return 0;
-	err = tsq_cgroup_walk(c->mount, "", count_one, &cc);
+	err = tsq_policy_room(c->mount, map, &used, &room);
 	if (err)
 		return tsqctl_failed(err, "set");
-	if (cc.n >= TSQ_MAX_CGROUPS)
+	if (used >= room)
 		return runtime_error("set %s: %u cgroups have a policy, as many as tsq's per-cgroup maps hold",
-				     path, cc.n);
+				     path, used);
 	return 0;
 }
 

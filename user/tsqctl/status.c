@@ -8,6 +8,7 @@
 #include "tsqctl.h"
 #include "tsq_bpf.h"
 #include "pidfile.h"
+#include "tsq_report.h"
 #include "print.h"
 
 void tsqctl_read_line(const char *path, char *buf, size_t len)
@@ -88,7 +89,7 @@ static void print_nics(void)
 
 int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 {
-	char lob[32], cc[64], qd[64];
+	char lob[32], cc[64], qd[64], why[512];
 	int fd, daemon;
 	bool hook, attached;
 	__u32 id = 0;
@@ -96,7 +97,7 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	if (argc)
 		return usage_error("status takes no arguments");
 	fd = tsq_pinned(TSQ_PIN_LINK);
-	daemon = tsq_pidfile_owner(TSQ_PIDFILE);
+	daemon = tsq_pidfile_owner(TSQ_PIDFILE, why, sizeof(why));
 	hook = tsq_hook_present();
 	attached = fd >= 0;
 	if (fd >= 0) {
@@ -117,10 +118,14 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	if (attached)
 		print_uint(PRINT_FP, NULL, " (link id %u)", id);
 	print_nl();
-	print_uint(PRINT_JSON, "tsqd_pid", NULL, daemon);
-	if (!daemon) {
+	print_uint(PRINT_JSON, "tsqd_pid", NULL, daemon > 0 ? daemon : 0);
+	if (daemon < 0) {
+		/* Someone else's file there says nothing about tsqd. */
 		print_null(PRINT_JSON, "tsqd_mode", NULL, NULL);
-		print_string(PRINT_FP, NULL, "%s", "tsqd: not running\n");
+		print_string(PRINT_ANY, "tsqd_error", "tsqd: unknown: %s\n", why);
+	} else if (!daemon) {
+		print_null(PRINT_JSON, "tsqd_mode", NULL, NULL);
+		print_string(PRINT_FP, NULL, "%s\n", "tsqd: not running");
 	} else {
 		print_string(PRINT_JSON, "tsqd_mode", NULL, hook ? "policy" : "observation");
 		print_uint(PRINT_FP, NULL, "tsqd: running, pid %u", daemon);
@@ -131,6 +136,18 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 			  lob);
 	print_string(PRINT_ANY, "congestion_control", "congestion control: %s\n", cc);
 	print_string(PRINT_ANY, "default_qdisc", "default qdisc: %s\n", qd);
+	if (attached) {
+		struct tsq_map_full f;
+
+		if (!tsq_map_full_read(&f)) {
+			open_json_object("map_full");
+			print_u64(PRINT_JSON, "stats", NULL, f.stats);
+			print_u64(PRINT_JSON, "socks", NULL, f.socks);
+			close_json_object();
+			if (!print_is_json())
+				tsq_map_full_print(&f);
+		}
+	}
 	print_nics();
 	close_json_object();
 	return 0;

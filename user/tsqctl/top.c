@@ -16,6 +16,7 @@
 #include "tsqctl.h"
 #include "tsq_observe.h"
 #include "print.h"
+#include "quote.h"
 
 struct top_args {
 	double interval;	/* seconds */
@@ -127,12 +128,13 @@ static void print_frame(const struct tsq_obs_snap *s, bool tty)
 	       "QDSC50", "QDSC99");
 	for (size_t i = 0; i < rows; i++) {
 		const struct tsq_obs_cgrp *e = &s->v[i];
-		char id[32];
+		/* Anyone who makes a cgroup names it: no escape sequences. */
+		char id[32], *name = e->path ? tsq_safe_dup(e->path) : NULL;
 
-		if (!e->path)
+		if (!name)
 			snprintf(id, sizeof(id), "(id %llu)", (unsigned long long)e->id);
 		printf("%-28s %6u %4u %8s %8s %8s %8s %9s %7s %7s %7s %7s\n",
-		       e->path ? e->path : id, e->established, e->throttled,
+		       name ? name : id, e->established, e->throttled,
 		       fmt_bytes(a[0], sizeof(a[0]), e->queued),
 		       fmt_bytes(a[1], sizeof(a[1]), e->queued_max),
 		       fmt_bytes(a[2], sizeof(a[2]), e->queued_p99),
@@ -142,6 +144,7 @@ static void print_frame(const struct tsq_obs_snap *s, bool tty)
 		       fmt_ns(d[1], sizeof(d[1]), tsq_obs_hist_pct(e->done, e->done_n, 99)),
 		       fmt_ns(d[2], sizeof(d[2]), tsq_obs_hist_pct(e->qdisc, e->qdisc_n, 50)),
 		       fmt_ns(d[3], sizeof(d[3]), tsq_obs_hist_pct(e->qdisc, e->qdisc_n, 99)));
+		free(name);
 	}
 	if (rows < s->nr)
 		printf("(%zu more)\n", s->nr - rows);

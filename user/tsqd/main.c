@@ -9,6 +9,7 @@
  * See tsqd(8).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -59,7 +60,7 @@ static char mount_point[PATH_MAX];
 /* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
 static struct tsq_obs *observer;
 
-enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK };
+enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK, EV_ASK };
 
 struct daemon {
 	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
@@ -99,7 +100,8 @@ static bool has_caps(void)
 static void preflight(void)
 {
 	struct statfs sfs;
-	int err;
+	char why[512];
+	int err, fd;
 
 	if (!has_caps())
 		die("needs CAP_BPF and CAP_PERFMON (run as root, or see tsqd.service)");
@@ -110,6 +112,15 @@ static void preflight(void)
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
+	/* The pid file is taken once attached; what is there is judged now. */
+	err = tsq_run_dir_check(TSQ_RUN_DIR, false, why, sizeof(why));
+	if (err && err != -ENOENT)
+		die("%s", why);
+	fd = tsq_run_file_open(TSQ_PIDFILE, O_RDONLY, why, sizeof(why));
+	if (fd >= 0)
+		close(fd);
+	else if (fd != -ENOENT)
+		die("%s", why);
 }
 
 /* Adopt the pinned link if there is one, else attach. Returns its fd,
@@ -261,6 +272,51 @@ static void status_line(const struct daemon *d, char *buf, size_t len)
 			 d->ps.nr, d->ps.pending);
 }
 
+/* A systemctl show that a sync started joins the loop; its fd leaves
+ * the epoll set by itself when policies.c closes it.
+ */
+static void watch_ask(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EV_ASK };
+	int fd = policies_ask_fd(&d->ps);
+
+	if (fd >= 0 && epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev) && errno != EEXIST) {
+		log_info("epoll: %s: systemctl show abandoned", strerror(errno));
+		policies_ask_done(&d->ps, -errno);
+	}
+}
+
+/* Its answer: the units it found get their policies. */
+static void ask_input(struct daemon *d)
+{
+	if (policies_ask_input(&d->ps))
+		sync_cgroups(d);
+}
+
+/* Observation mode: the files are read and checked, so that their
+ * errors show before the hook arrives, but nothing is applied and no
+ * cgroup is watched: there is no policy map to apply to.
+ */
+static void check_files(struct daemon *d, bool starting)
+{
+	struct tsq_conf conf;
+	char err[1024];
+	int ret;
+
+	tsq_conf_init(&conf, mount_point);
+	ret = tsq_conf_load(&conf, conf_file, conf_dir, err, sizeof(err));
+	if (ret < 0)
+		log_info("%s; observation mode: nothing is applied anyway",
+			 err[0] ? err : strerror(-ret));
+	else
+		log_info("%s %zu policies; observation mode: not applied",
+			 starting ? "read" : "reread", conf.nr);
+	tsq_conf_free(&conf);
+	watch_conf(d);
+	if (!starting)
+		notify("READY=1\nSTATUS=observation mode (no tcp_tsq_ops hook)");
+}
+
 static int reload(struct daemon *d, bool starting)
 {
 	char err[1024];
@@ -268,6 +324,10 @@ static int reload(struct daemon *d, bool starting)
 
 	if (!starting)
 		notify_reloading();
+	if (observer) {
+		check_files(d, starting);
+		return 0;
+	}
 	ret = policies_load(&d->ps, conf_file, conf_dir, err, sizeof(err));
 	if (ret < 0) {
 		log_info("%s; %s", err[0] ? err : strerror(-ret),
@@ -339,8 +399,10 @@ static void log_summary(struct daemon *d)
 		thr += r.v[i].sum.throttles;
 		socks += r.v[i].sockets;
 	}
-	log_info("%zu policies (%zu pending), %llu throttles (+%llu), %lld sockets under a policy",
-		 d->ps.nr, d->ps.pending, thr, thr - d->last_throttles, socks);
+	log_info("%zu policies (%zu pending), %llu throttles (+%llu), %lld sockets under a policy%s",
+		 d->ps.nr, d->ps.pending, thr, thr - d->last_throttles, socks,
+		 r.full.stats || r.full.socks ?
+		 "; per-cgroup maps full (tsq_map_full_total)" : "");
 	d->last_throttles = thr;
 	tsq_report_free(&r);
 }
@@ -359,8 +421,10 @@ static int run(struct daemon *d)
 	struct epoll_event evs[8];
 
 	for (;;) {
-		int n = epoll_wait(d->ep, evs, 8, -1);
+		int n;
 
+		watch_ask(d);
+		n = epoll_wait(d->ep, evs, 8, -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -396,13 +460,14 @@ static int run(struct daemon *d)
 				d->settle_end = 0;
 				if (d->reload)
 					reload(d, false);
-				else if (d->sync)
+				else if (d->sync && !observer)
 					sync_cgroups(d);
 				d->reload = d->sync = false;
 				break;
 			case EV_TICK:
 				drain(d->tick);
-				if (policies_pending_units(&d->ps))
+				ask_input(d);	/* its timeout */
+				if (!observer && policies_pending_units(&d->ps))
 					sync_cgroups(d);
 				if (log_interval && time(NULL) - d->last_log >= log_interval) {
 					d->last_log = time(NULL);
@@ -416,6 +481,9 @@ static int run(struct daemon *d)
 				log_info("the link was detached (tsqctl reset?): exiting");
 				notify("STOPPING=1");
 				return 0;
+			case EV_ASK:
+				ask_input(d);
+				break;
 			}
 		}
 	}
@@ -536,25 +604,22 @@ int main(int argc, char **argv)
 	 * Only now, so that a start that failed leaves no file behind; a
 	 * second tsqd may have adopted the link by then, harmlessly.
 	 */
-	ret = tsq_pidfile_take(TSQ_PIDFILE, &other);
+	ret = tsq_pidfile_take(TSQ_PIDFILE, &other, err, sizeof(err));
 	if (ret == -EBUSY)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
-		die("%s: %s", TSQ_PIDFILE, strerror(-ret));
-	/* Observation mode reads the files too: the same errors refuse
-	 * them, so a policy can be written and checked before the kernel
-	 * that applies it runs; nothing is applied, and a refused file
-	 * (or none) does not stop the observation.
-	 */
-	if (!observer) {
-		d.policy = tsq_pinned(TSQ_PIN_POLICY);
-		if (d.policy < 0)
-			die("policy map: %s", strerror(-d.policy));
+		die("%s", err);
+	if (observer) {
+		reload(&d, true);
+		goto loop;
 	}
-	policies_init(&d.ps, mount_point, observer ? -1 : d.policy, d.cg_in);
-	if (reload(&d, true) && !observer)
+	d.policy = tsq_pinned(TSQ_PIN_POLICY);
+	if (d.policy < 0)
+		die("policy map: %s", strerror(-d.policy));
+	policies_init(&d.ps, mount_point, d.policy, d.cg_in);
+	if (reload(&d, true))
 		return 1;
-
+loop:
 	add_fd(&d, d.sig, EV_SIGNAL, EPOLLIN);
 	add_fd(&d, d.conf_in, EV_CONF, EPOLLIN);
 	add_fd(&d, d.cg_in, EV_CGROUP, EPOLLIN);

@@ -83,4 +83,10 @@ void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
 	}
 	for (size_t k = 0; k < TSQ_POLICY_NR_FIELDS; k++)
 		policy_family(f, r, &tsq_policy_fields[k]);
+	fprintf(f, "# HELP tsq_map_full_total Inserts the per-cgroup maps refused (full or out "
+		"of memory); those cgroups' statistics are incomplete.\n"
+		"# TYPE tsq_map_full_total counter\n"
+		"tsq_map_full_total{map=\"stats\"} %llu\n"
+		"tsq_map_full_total{map=\"socks\"} %llu\n", (unsigned long long)r->full.stats,
+		(unsigned long long)r->full.socks);
 }

@@ -10,6 +10,7 @@
 
 #include "tsq.h"
 #include "target.h"
+#include "unit.h"
 
 struct entry {
 	char *target;		/* canonical: "/a/b" or "x.service" */
@@ -18,6 +19,10 @@ struct entry {
 	char *where;		/* "FILE:LINE", for messages */
 	char *path;		/* its cgroup, while applied */
 	__u64 cgid;		/* 0: pending, no cgroup (yet) */
+	char *unit_path;	/* a unit's cgroup at this sync, NULL: none */
+	bool unit_at_default;	/* ... where systemd puts it by default */
+	bool unit_asked;	/* ... as systemd said at its last ask */
+	bool full;		/* refused: the per-cgroup maps are full */
 };
 
 struct policies {
@@ -33,6 +38,14 @@ struct policies {
 	 */
 	char **changed;
 	size_t nr_changed;
+	long used;		/* cgroups with a policy; -1: not counted yet */
+	unsigned int room;	/* how many the per-cgroup maps hold */
+	int systemd_failed;	/* the last systemctl's -errno, said once */
+	long long systemd_next;	/* CLOCK_MONOTONIC ms: ask no sooner */
+	bool asking;		/* ask running: */
+	struct tsq_systemctl ask;
+	char **asked;		/* ... about these units */
+	size_t nasked;
 };
 
 void policies_init(struct policies *ps, const char *mount, int map, int inotify);
@@ -56,6 +69,17 @@ int policies_load(struct policies *ps, const char *file, const char *dir,
 int policies_sync(struct policies *ps);
 
 void policies_changed_clear(struct policies *ps);
+/*
+ * systemctl show, asked by policies_sync() about the units not in their
+ * default cgroups, runs beside the caller's loop: the fd to poll while
+ * it runs, or -1. policies_ask_input() when it is readable, and on every
+ * tick (it times out); it returns true once the answer is in, and the
+ * caller then syncs again. policies_ask_done(ps, err) ends a running
+ * ask with err (-ECANCELED), or records a failure to start one.
+ */
+int policies_ask_fd(const struct policies *ps);
+bool policies_ask_input(struct policies *ps);
+void policies_ask_done(struct policies *ps, int err);
 
 /* Units can appear anywhere: pending ones need a periodic look. */
 bool policies_pending_units(const struct policies *ps);

@@ -4,6 +4,7 @@
  * made below a fresh MOUNT/tsq-test-PID and removed at the end.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -232,6 +233,11 @@ static void test_escapes(void)
 	close(fd);
 }
 
+/*
+ * Without systemd, a unit is where systemd would put it by default, and
+ * nowhere else: a directory of its name in a delegated subtree (a
+ * user's systemd, a container) is anyone's, and never found.
+ */
 static void test_units(void)
 {
 	static const struct {
@@ -239,32 +245,33 @@ static void test_units(void)
 		int ret;
 		const char *path;
 	} cases[] = {
-		{ "test-tsq.slice", 0, "/test-tsq.slice" },
-		{ "test-tsq-x.slice", 0, "/test-tsq.slice/test-tsq-x.slice" },
-		{ "foo.service", 0, "/test-tsq.slice/test-tsq-x.slice/foo.service" },
+		{ "test-tsq.slice", 0, "/test.slice/test-tsq.slice" },
+		{ "test-tsq-x.slice", 0, "/test.slice/test-tsq.slice/test-tsq-x.slice" },
 		{ "fast.service", 0, "/system.slice/fast.service" },
-		{ "misplaced-y.slice", 0, "/other/misplaced-y.slice" },
-		{ "x.scope", -ENOTUNIQ, NULL },
-		{ "z.scope", 0, "/z.scope" },
-		{ "d8.service", 0, "/d1/d2/d3/d4/d5/d6/d7/d8.service" },
-		{ "d9.service", -ENOENT, NULL },
-		{ "bar.service", -ENOENT, NULL },
+		{ "a@b.service", 0, "/system.slice/system-a.slice/a@b.service" },
+		{ "run-r1.scope", 0, "/system.slice/run-r1.scope" },
 		{ "-.slice", 0, "/" },
+		/* Squatted: only below a user's manager or elsewhere. */
+		{ "backup.service", -ENOENT, NULL },
+		{ "misplaced-y.slice", -ENOENT, NULL },
+		{ "x.scope", -ENOENT, NULL },
+		{ "c@d.service", -ENOENT, NULL },
 		{ "foo", -EINVAL, NULL },
 		{ "foo@.service", -EINVAL, NULL },
 	};
 	static const char *const dirs[] = {
-		"u", "u/test-tsq.slice", "u/test-tsq.slice/test-tsq-x.slice",
-		"u/test-tsq.slice/test-tsq-x.slice/foo.service",
+		"u", "u/test.slice", "u/test.slice/test-tsq.slice",
+		"u/test.slice/test-tsq.slice/test-tsq-x.slice", "u/test-tsq.slice",
 		"u/system.slice", "u/system.slice/fast.service",
-		"u/other", "u/other/misplaced-y.slice",
-		"u/c1", "u/c1/x.scope", "u/c2", "u/c2/x.scope",
-		"u/c1/z.scope", "u/z.scope", "u/c2/deeper", "u/c2/deeper/z.scope",
-		"u/d1", "u/d1/d2", "u/d1/d2/d3", "u/d1/d2/d3/d4",
-		"u/d1/d2/d3/d4/d5", "u/d1/d2/d3/d4/d5/d6",
-		"u/d1/d2/d3/d4/d5/d6/d7", "u/d1/d2/d3/d4/d5/d6/d7/d8.service",
-		"u/d1/d2/d3/d4/d5/d6/d7/d8",
-		"u/d1/d2/d3/d4/d5/d6/d7/d8/d9.service",
+		"u/system.slice/system-a.slice", "u/system.slice/system-a.slice/a@b.service",
+		"u/system.slice/run-r1.scope",
+		"u/user.slice", "u/user.slice/user-1000.slice",
+		"u/user.slice/user-1000.slice/user@1000.service",
+		"u/user.slice/user-1000.slice/user@1000.service/backup.service",
+		"u/backup.service",
+		"u/other", "u/other/misplaced-y.slice", "u/x.scope",
+		/* An instance outside its template's slice. */
+		"u/system.slice/c@d.service",
 	};
 	char root[1024], path[PATH_MAX];
 	size_t i;
@@ -278,23 +285,134 @@ static void test_units(void)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		path[0] = '\0';
-		ret = tsq_unit_cgroup(root, cases[i].unit, path, sizeof(path));
+		ret = tsq_unit_cgroup_default(root, cases[i].unit, path, sizeof(path));
 		check(ret == cases[i].ret &&
 		      (ret || !strcmp(path, cases[i].path)),
 		      tname("unit %s", cases[i].unit), "ret %d \"%s\"", ret,
 		      path);
 	}
-	ret = tsq_unit_cgroup(root, "foo.service", path, 10);
+	ret = tsq_unit_cgroup_default(root, "fast.service", path, 10);
 	ASSERT(ret == -ENAMETOOLONG, "unit: path buffer too small");
-	ret = tsq_unit_cgroup(tmpdir, "foo.service", path, sizeof(path));
-	ASSERT(ret == -EMEDIUMTYPE, "unit: search outside cgroup2 refused");
-	/* A symlink named like the unit, into the real one, is not taken. */
-	snprintf(path, sizeof(path), "%s/test-tsq.slice", tmpdir);
-	snprintf(root + strlen(root), sizeof(root) - strlen(root),
-		 "/test-tsq.slice");
+	ret = tsq_unit_cgroup_default(tmpdir, "fast.service", path, sizeof(path));
+	ASSERT(ret == -ENOENT || ret == -EMEDIUMTYPE, "unit: outside cgroup2: not found");
+	/* A symlink on the unit's path, into the real one, is not taken. */
+	snprintf(path, sizeof(path), "%s/test.slice", tmpdir);
+	snprintf(root + strlen(root), sizeof(root) - strlen(root), "/test.slice");
 	ret = symlink(root, path);
-	ret = ret ?: tsq_unit_cgroup(tmpdir, "test-tsq.slice", path, sizeof(path));
-	ASSERT(ret == -EMEDIUMTYPE, "unit: symlink named like the unit refused");
+	ret = ret ?: tsq_unit_cgroup_default(tmpdir, "test-tsq.slice", path, sizeof(path));
+	ASSERT(ret == -ENOENT, "unit: symlink named like the unit refused");
+}
+
+/* levels nested directories named name below dfd. */
+static bool make_chain(int dfd, const char *name, int levels)
+{
+	int fd = dup(dfd);
+
+	for (int i = 0; i < levels && fd >= 0; i++) {
+		int next;
+
+		if (mkdirat(fd, name, 0755) && errno != EEXIST)
+			break;
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		close(fd);
+		fd = next;
+	}
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Remove the tree below dfd's child name, children first. */
+static void remove_tree(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			remove_tree(dirfd(d), de->d_name);
+	if (d)
+		closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+struct walk_seen {
+	int visited, deepest, hidden;
+	size_t longest;
+	int max_fds;
+};
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void seen_one(int fd, const char *path, int depth, void *arg)
+{
+	struct walk_seen *w = arg;
+	const char *last = strrchr(path, '/');
+
+	w->visited++;
+	if (depth > w->deepest)
+		w->deepest = depth;
+	if (strlen(path) > w->longest)
+		w->longest = strlen(path);
+	if (last && !strcmp(last, "/.hidden"))
+		w->hidden++;
+	if (depth % 20 == 0) {
+		int n = open_fds();
+
+		if (n > w->max_fds)
+			w->max_fds = n;
+	}
+}
+
+/*
+ * The walk reaches every cgroup whatever its depth or path length, with
+ * a bounded number of fds: a cgroup 150 levels down, one whose path is
+ * over PATH_MAX, one whose name starts with a dot.
+ */
+static void test_walk(void)
+{
+	const char *name = base + strlen(mnt);
+	char rel[PATH_MAX], longname[251];
+	struct walk_seen w = {};
+	int bfd, ret;
+
+	memset(longname, 'L', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	bfd = open(base, O_RDONLY | O_DIRECTORY);
+	if (!check(bfd >= 0 && !mkdirat(bfd, "w", 0755), "walk: setup", "%s", strerror(errno)))
+		return;
+	{
+		int wfd = openat(bfd, "w", O_RDONLY | O_DIRECTORY);
+
+		ASSERT(make_chain(wfd, "d", 150) && make_chain(wfd, longname, 20) &&
+		       !mkdirat(wfd, ".hidden", 0755), "walk: 150 levels, a path over PATH_MAX");
+		close(wfd);
+	}
+	snprintf(rel, sizeof(rel), "%s/w", name);
+	ret = tsq_cgroup_walk(mnt, rel, seen_one, &w);
+	check(!ret && w.visited == 1 + 150 + 20 + 1, "walk: every cgroup visited",
+	      "ret %d, %d visited", ret, w.visited);
+	check(w.deepest == 150, "walk: 150 levels deep", "deepest %d", w.deepest);
+	check(w.longest == strlen(rel) + 20 * (1 + strlen(longname)),
+	      "walk: a path longer than PATH_MAX, whole", "longest %zu", w.longest);
+	check(w.hidden == 1, "walk: a name starting with a dot", "%d", w.hidden);
+	check(w.max_fds > 0 && w.max_fds < 64,
+	      tname("walk: fds bounded at depth 150 (%d open at most)", w.max_fds),
+	      "at most %d open", w.max_fds);
+	remove_tree(bfd, "w");
+	close(bfd);
 }
 
 int main(void)
@@ -320,6 +438,7 @@ int main(void)
 		test_open();
 		test_escapes();
 		test_units();
+		test_walk();
 	}
 	cleanup();
 	ASSERT(access(base, F_OK) && errno == ENOENT, "cgroup: test tree removed");

@@ -112,6 +112,15 @@ static const struct {
 	{ "a\\b", "\"a\\\\b\"\n" },
 	{ "\n\x1f", "\"\\u000a\\u001f\"\n" },
 	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"\n" },
+	/* Not UTF-8: strict decoders refuse the whole text; the byte as \xNN. */
+	{ "a\xff\xfe" "b", "\"a\\\\xff\\\\xfeb\"\n" },
+	{ "\xc3(", "\"\\\\xc3(\"\n" },
+	{ "\xe0\x80\x80", "\"\\\\xe0\\\\x80\\\\x80\"\n" },		/* overlong */
+	{ "\xed\xa0\x80", "\"\\\\xed\\\\xa0\\\\x80\"\n" },		/* surrogate */
+	{ "\xf4\x90\x80\x80", "\"\\\\xf4\\\\x90\\\\x80\\\\x80\"\n" },	/* > U+10FFFF */
+	{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"\n" },		/* U+1F600 */
+	/* ESC, CR, C1 (CSI): escapes, not bytes a terminal acts on. */
+	{ "\x1b]0;t\a\r\xc2\x9b", "\"\\u001b]0;t\\u0007\\u000d\\u009b\"\n" },
 };
 
 static void test_strings(void)

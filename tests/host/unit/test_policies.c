@@ -2,8 +2,8 @@
 /*
  * tsqd's reload at the entry limit: TSQ_MAX_CGROUPS entries read again,
  * each matched with its old self (an unchanged applied entry stays
- * applied, a changed one is applied again). The map calls are stubs: the
- * cgroups do not exist, so nothing is applied or removed for real.
+ * applied, a changed one is applied again). The cgroups do not exist
+ * and the map is no map (-1): nothing is applied or removed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,16 +15,6 @@
 #include "conffile.h"
 #include "policies.h"
 #include "test.h"
-
-int bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
-{
-	return -1;
-}
-
-int bpf_map_delete_elem(int fd, const void *key)
-{
-	return -1;
-}
 
 static char tmpdir[] = "/tmp/tsq-policies-XXXXXX";
 

@@ -15,6 +15,8 @@ static const struct quote_case {
 	{ "a\"b\\c", 80, "a\\\"b\\\\c" },
 	{ "\x7f", 80, "\\x7f" },
 	{ "caf\xc3\xa9", 80, "caf\xc3\xa9" },
+	{ "a\xff" "b", 80, "a\\xffb" },
+	{ "\xc2\x9b" "31m", 80, "\\xc2\\x9b31m" },
 	{ "abcdefgh", 9, "abcdefgh" },
 	{ "abcdefghi", 9, "abcde..." },
 	{ "abc\ndefg", 9, "abc..." },
@@ -33,7 +35,23 @@ static const struct str_case prom_cases[] = {
 	{ "/q\"x", "\"/q\\\"x\"" },
 	{ "a\\b", "\"a\\\\b\"" },
 	{ "a\nb", "\"a\\nb\"" },
-	{ "t\tb", "\"t\tb\"" },
+	{ "t\tb", "\"t\\\\x09b\"" },
+	/* The label's value is the text \x1b: its backslash doubled. */
+	{ "\x1b[31m\r\x01", "\"\\\\x1b[31m\\\\x0d\\\\x01\"" },
+	{ "a\xff\xc3", "\"a\\\\xff\\\\xc3\"" },
+	{ "\xc2\x85", "\"\\\\xc2\\\\x85\"" },
+	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+};
+
+/* For a terminal: escapes only where a byte would act or is not UTF-8. */
+static const struct str_case safe_cases[] = {
+	{ "/system.slice/a\\x2db.service", "/system.slice/a\\x2db.service" },
+	{ "\x1b]0;pwned\a", "\\x1b]0;pwned\\x07" },
+	{ "a\rb\x7f", "a\\x0db\\x7f" },
+	{ "\xff\xfe", "\\xff\\xfe" },
+	{ "\xc2\x9b" "2J", "\\xc2\\x9b2J" },
+	{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
+	{ "\"q\"", "\"q\"" },
 };
 
 /* A writer of quoted strings against its table. */
@@ -66,5 +84,6 @@ int main(void)
 	}
 	ASSERT(!strcmp(tsq_quote(buf, 0, "a"), ""), "quote into 0 bytes");
 	test_writer("prometheus label", tsq_prom_label, prom_cases, ARRAY_SIZE(prom_cases));
+	test_writer("safe", tsq_put_safe, safe_cases, ARRAY_SIZE(safe_cases));
 	return test_done();
 }

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tsqd's policy code on this host's real cgroup tree and real BPF maps
+# (tests/host/tsqd_policies.c): units where systemd puts them and not
+# where anyone can make a directory of their name, a policy taken off a
+# squat, and the per-cgroup maps' room counted at any depth over what
+# tsqd and tsqctl set alike. In a private cgroup namespace rooted at a
+# fresh cgroup, with its own cgroup2 mount and bpffs.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${OUTPUT:-$top/.output}
+[ "$(id -u)" = 0 ] || { echo "# SKIP: test_policies_maps: needs root"; exit 0; }
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -n "$cgmnt" ] || { echo "# SKIP: test_policies_maps: no cgroup2 mount"; exit 0; }
+t=$(mktemp -d)
+root=$cgmnt/tsqpol-$$
+trap '[ -d "$root" ] && find "$root" -depth -type d -execdir rmdir {} \; 2>/dev/null; rm -rf "$t"' EXIT
+deep=$(printf 'd/%.0s' $(seq 70)); deep=${deep%/}
+mkdir -p "$root/$deep/c1" "$t/cg" "$t/conf"
+cat >"$t/run.sh" <<'EOS'
+# In the new cgroup namespace: its root is this shell's cgroup.
+mount -t cgroup2 none "$2/cg" && mount -t bpf bpf /sys/fs/bpf || exit 1
+"$1/scale_maps" setup "$2/cg/$3" 1 4 >/dev/null || exit 1
+"$1/tsqd_policies" "$2/cg" "$2/conf" 2>"$2/log"
+EOS
+# The shell moves to the fresh cgroup, then unshares: the namespace's
+# root is that cgroup; the programs it starts go back out after.
+sh -c 'echo $$ >"$1/cgroup.procs" && exec unshare -m -C bash "$2/run.sh" "$3" "$2" "$4"' \
+	sh "$root" "$t" "$out" "$deep"
+rc=$?
+while read -r p; do echo "$p" >"$cgmnt/cgroup.procs"; done <"$root/cgroup.procs" 2>/dev/null
+sed 's/^/# /' "$t/log"
+if grep -q '/y: not applied to /y: 4 cgroups have a policy, as many as' "$t/log"; then
+	echo "PASS: room: tsqd's log says why /y waits, in one line"
+else
+	echo "FAIL: room: no refusal in tsqd's log"
+fi
+[ "$rc" -lt 128 ] || echo "FAIL: tsqd_policies: killed by signal $((rc - 128))"
+exit 0
