@@ -111,7 +111,6 @@ int main(int argc, char **argv)
 	}
 	bpf_map__set_autocreate(skel->maps.tsq_policy, false);
 	bpf_map__set_max_entries(skel->maps.tsq_stats, max);
-	bpf_map__set_max_entries(skel->maps.tsq_cgrp_state, max);
 	bpf_map__set_max_entries(skel->maps.tsq_cgrp_socks, max);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
