@@ -287,9 +287,33 @@ demo: all tests kernel
 bench: all tests kernel
 	$(Q)bench/run
 
-	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps \
-	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
-TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The user-space package from a copy of this tree, as dpkg-buildpackage
+# -us -uc -b builds it; debian/rules runs make all and make install.
+DEB_DIR := $(OUTPUT)/deb
+deb: | deps-deb
+	$(Q)$(call script,build-deb.sh) $(DEB_DIR)
+
+# The patched kernel as linux-image and linux-headers packages, from
+# Debian's config for KFLAVOUR or from KCONFIG, with kernel/config-tsq
+# (and KFRAGMENTS) merged: scripts/build-kernel-deb.sh. Long: a
+# distribution's kernel and its modules, with debug information for
+# BTF. kernel-deb-config stops after the merge.
+TSQ_CACHE ?= /var/cache/tsq
+KDEB_DIR ?= $(TSQ_CACHE)/kernel-deb
+kernel-deb: | deps-kernel-deb
+	$(Q)$(call script,build-kernel-deb.sh) $(KDEB_DIR)
+
+kernel-deb-config: | deps-kernel-deb
+	$(Q)$(call script,build-kernel-deb.sh) --config-only $(KDEB_DIR)
+
+# VM tests (TESTS="seeds effect") on that package's kernel, booted as
+# Debian boots it: its modules, an initramfs from initramfs-tools. Its
+# config needs KFRAGMENTS=kernel/config-deb-vm (9p for the VM's root).
+kernel-deb-check: all tests | deps-kernel-boot
+	$(Q)tests/vm/boot-kernel-deb $(KDEB_DIR) $(TESTS)
+
+-include $(wildcard $(OUTPUT)/*.d) \
+	 $(shell find $(OBJ) $(SAN)/obj -name '*.d' 2>/dev/null)
 
 # Installing rebuilds nothing (like the kernel's modules_install): it
 # runs as root on the target, where a kernel build is out of place.

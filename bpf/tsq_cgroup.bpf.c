@@ -46,8 +46,11 @@ char _license[] SEC("license") = "GPL";
 struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym;
 void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
+/* Weak: the maps alone load on a kernel without the series too
+ * (bench/scale_maps, the host tests).
+ */
 int bpf_tcp_tsq_set(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
-		    __u32 tsq__sz) __ksym;
+		    __u32 tsq__sz) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
