@@ -379,7 +379,7 @@ void podnet_print(const char *mount, podnet_advise_fn advise, void *ctx)
 		closedir(dir);
 	close(s.self);
 
-	print_string(PRINT_FP, NULL, "%s", "pod network (namespaces of kubepods and /run/netns):\n");
+	print_string(PRINT_FP, NULL, "%s\n", "pod network (namespaces of kubepods and /run/netns):");
 	open_json_array("pod_netns");
 	for (int i = 0; i < s.nr; i++) {
 		struct netns *ns = &s.v[i];
@@ -400,7 +400,7 @@ void podnet_print(const char *mount, podnet_advise_fn advise, void *ctx)
 	}
 	close_json_array();
 	if (!s.nr)
-		print_string(PRINT_FP, NULL, "%s", "  none\n");
+		print_string(PRINT_FP, NULL, "%s\n", "  none");
 	print_string(PRINT_ANY, "pod_network", "  this node: %s\n", most_common(count));
 	if (count[PODNET_ROUTED])
 		advise(ctx, "%u network namespaces reach the NIC through a routed veth: the host's "
