@@ -172,6 +172,8 @@ pktmax_end() {
 	kill -INT "$PKTMAX_PID"
 	wait "$PKTMAX_PID"
 	sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax"
+	grep -q '^@m: ' "$TMP/pktmax" ||
+		echo "# pktmax: bpftrace said: $(head -c 300 "$TMP/pktmax" | tr '\n' ' ')" >&2
 }
 
 # peak NAME [FROM_MS [TO_MS]]: the largest backlog sampled in the window.

@@ -35,18 +35,25 @@ check "child inherits its parent's policy" 'p <= 20480' p="$(peak inherit)"
 CG=$cgr/bulk-a/child measure own 5
 check "child's own policy wins" 'p >= 60000' p="$(peak own)"
 
-# limit-us: a time at the socket's pacing rate. The rate bbr estimates
-# here swings with TCG's ACK bursts (13 KB and 800 KB mean limits seen), so
-# SO_MAX_PACING_RATE (iperf3 --fq-rate) caps it: 40 Mbit/s for 1000 us is
-# 5000 bytes (means of 5011 seen: 5 % slack).
+# limit-us: a time at the socket's rate, kept in the socket by the kernel
+# (series v3): the flow's sockets carry limit_us 1000, read mid-flow
+# through the tsq_socks iterator. Paced by SO_MAX_PACING_RATE (iperf3
+# --fq-rate, 40 Mbit/s: 5000 bytes for 1000 us), bbr's own pacing keeps
+# its queue below that, so TSQ seldom throttles it: the limit in force is
+# not what this checks, only that the policy reached the socket and the
+# flow still moves.
 # The same flow without a policy first, for its goodput in this run.
+socks_on
 CC=bbr CG=$cgr/paced measure paced_stock 5 1 --fq-rate 40000000
 "$TSQCTL" set /paced limit-us 1000 || fail "tsqctl set /paced limit-us 1000"
-CC=bbr CG=$cgr/paced measure paced 5 1 --fq-rate 40000000
-lm=$("$TSQCTL" -j stats | jq '[.[] | select(.cgroup == "/paced") | .limit_mean] | add // 0')
+CC=bbr CG=$cgr/paced measure paced 5 1 --fq-rate 40000000 &
+mp=$!
+sleep 2
+us=$(awk '$2 == 5201 { print $6 }' /sys/fs/bpf/tsq_socks | sort -n | tail -1)
+wait $mp
 log "bbr at --fq-rate 40000000 with limit-us 1000: $(goodput paced) Mbit/s" \
-	"(without: $(goodput paced_stock)), mean limit $lm B"
-check "limit-us 1000 (pacing capped at 40 Mbit/s): mean limit about 5000 B" 'l >= 1000 && l <= 5250' l="$lm"
+	"(without: $(goodput paced_stock)), the socket's limit_us $us"
+check "limit-us 1000: the flow's sockets carry it" 'u == 1000' u="${us:-0}"
 check "limit-us 1000: the flow moved data (a quarter of the same flow's without)" \
 	'g >= s / 4 && s > 0' g="$(goodput paced)" s="$(goodput paced_stock)"
 
