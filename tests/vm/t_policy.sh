@@ -34,7 +34,10 @@ log "flags: /free [$ffree] peak $(peak free) B; /pol [$fpol] peak $(peak pol) B"
 check "no policy: no policy in the socket" 'f == "0 "' f="$ffree"
 check "no policy: stock queue" 'p >= 60000' p="$(peak free)"
 check "policy: in the socket" 'f != "0 " && f != ""' f="$fpol"
-check "policy: limited queue" 'p <= 20480' p="$(peak pol)"
+# limit 8k: the kernel's floor is two skbs of the policy's 8 KB TSO size
+# (8,200 B each), and TSQ's retransmit-queue rule may send one more:
+# 24,600 B (21,196 B seen once, 15,140 B usually).
+check "policy: limited queue" 'p <= 3 * 8200' p="$(peak pol)"
 
 # Running flows follow set and unset.
 CG=$cgr/late flow late 60 1 &
@@ -55,7 +58,7 @@ wait "$pid" 2>/dev/null
 log "running flow: flags [$a] before set, [$b] after, [$c] after unset; peak $(peak lateset) B while set"
 check "running flow, no policy yet" 'alive == 1 && f == "0 "' alive="$alive" f="$a"
 check "running flow gets the policy set" 'alive == 1 && f != "0 " && f != ""' alive="$alive" f="$b"
-check "running flow under it: limited queue" 'p > 0 && p <= 20480' p="$(peak lateset)"
+check "running flow under it: limited queue" 'p > 0 && p <= 3 * 8200' p="$(peak lateset)"
 check "running flow back to stock by unset" 'alive == 1 && f == "0 "' alive="$alive" f="$c"
 
 "$TSQCTL" reset
