@@ -13,6 +13,8 @@
 #   limit            tsqctl set /bulk limit L tso L
 #   budget           tsqctl set /bulk budget B
 #   limit-us         tsqctl set /bulk limit-us 1000
+#   limit-us-delivered  the same at the lower of the pacing and the
+#                    delivery rate (rate delivered)
 # and what a user would pick instead, no tsq policy:
 #   global           tcp_limit_output_bytes and gso_max_size at L, for all
 #   fq_codel         fq_codel as the TBF's child
@@ -24,7 +26,12 @@
 #   netns-veth       the same behind a routed veth, as container runtimes
 #                    connect a netns
 # In dev, the fq_codel configurations are stock, budget and limit again
-# and do not run. One JSON object per run goes to $BENCH_OUT/scenarios.jsonl.
+# and do not run; dev runs the configurations its verdicts need (the
+# rate limit-us multiplies, against stock and pacing). 100 flows run
+# under budget 64k, the issue's case for many sockets. Budget runs record
+# pkt_max, the largest skb TCP handed to the device (bpftrace), the "one
+# packet" of the budget's bounds. One JSON object per run goes to
+# $BENCH_OUT/scenarios.jsonl.
 . "$(dirname "$0")/../tests/vm/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -33,9 +40,10 @@ secs=$BENCH_SECS
 reps=$BENCH_REPS
 rates=${BENCH_RATES:-100mbit dev}
 delays=${BENCH_DELAYS:-0}
-loads=${BENCH_LOADS:-cubic:1 cubic:8 bbr:8 cubic:32}
+declare -A LOADS=([100mbit]="cubic:1 cubic:8 bbr:8 cubic:100" [dev]="cubic:8 bbr:8")
 all_configs=(${BENCH_CONFIGS:-stock global limit budget limit-us fq_codel fq_codel+budget
-	     fq_codel+limit pacing netns-sysctl netns-veth})
+	     pacing netns-sysctl})
+dev_configs=${BENCH_DEV_CONFIGS:-stock budget limit-us limit-us-delivered pacing}
 cgr=/sys/fs/cgroup
 
 # Per bottleneck: the same bytes for the global knobs, the netns ones and
@@ -109,9 +117,28 @@ config_on() {
 	*)
 		case $1 in
 		*limit) "$TSQCTL" set /bulk limit "${LIM[$rate]}" tso "${LIM[$rate]}" ;;
-		*budget) "$TSQCTL" set /bulk budget "${BUDGET[$rate]}" ;;
+		*budget) "$TSQCTL" set /bulk budget "$(budget_of "$flows")" ;;
 		limit-us) "$TSQCTL" set /bulk limit-us 1000 ;;
+		limit-us-delivered) "$TSQCTL" set /bulk limit-us 1000 rate delivered ;;
 		esac ;;
+	esac
+}
+
+# The budget for a load: 64k for 100 flows and more, else the rate's.
+budget_of() {
+	if [ "$1" -ge 100 ] && [ -z "${BENCH_BUDGET:-}" ]; then
+		echo 64k
+	else
+		echo "${BUDGET[$rate]}"
+	fi
+}
+
+# bytes_of SIZE: 32k as 32768 (KiB, as tsqctl reads sizes).
+bytes_of() {
+	case $1 in
+	*k) echo $(( ${1%k} << 10 )) ;;
+	*m) echo $(( ${1%m} << 20 )) ;;
+	*) echo "$1" ;;
 	esac
 }
 
@@ -161,8 +188,12 @@ pace_bps() {
 
 run_one() {
 	local name=$1 cfg=$2 cc=${load%%:*} flows=${load##*:} ping rr c0 c1 t0 t1
-	local p50 p99 pmax r50 r99 rmax dpeak dmean args=()
+	local p50 p99 pmax r50 r99 rmax dpeak dmean pkt=null budget=null args=()
 	config_on "$cfg" || { echo "bench: $cfg on $name failed" >&2; config_off "$cfg"; return 1; }
+	if [[ $cfg == *budget ]]; then
+		budget=$(bytes_of "$(budget_of "$flows")")
+		pktmax_begin
+	fi
 	[ "$cfg" != pacing ] || args=(--fq-rate "$(pace_bps "$flows")")
 	t0=$(throttles)
 	(echo $BASHPID >$cgr/lat/cgroup.procs
@@ -178,6 +209,7 @@ run_one() {
 	esac
 	c1=$(cpu_now)
 	wait "$ping" "$rr"
+	[[ $cfg != *budget ]] || pkt=$(pktmax_end)
 	t1=$(throttles)
 	config_off "$cfg"
 	read -r p50 p99 pmax < <(ping_stats "$TMP/ping")
@@ -188,6 +220,7 @@ run_one() {
 		--argjson peak "$(peak "$name")" --argjson mean "$(mean "$name" 1000)" \
 		--argjson dev_peak "$dpeak" --argjson dev_mean "$dmean" \
 		--argjson goodput "$(goodput "$name")" \
+		--argjson pkt "${pkt:-null}" --argjson budget "$budget" \
 		--argjson ping "[$p50,$p99,$pmax]" --argjson rr "[${r50:-null},${r99:-null},${rmax:-null}]" \
 		--argjson cpu "[${c0},${c1}]" --argjson t0 "$t0" --argjson t1 "$t1" \
 		--slurpfile iperf "$TMP/$name.json" \
@@ -196,6 +229,7 @@ run_one() {
 		 {rate: $rate, delay_ms: $delay, cc: $cc, flows: $flows, config: $config,
 		  rep: $rep, peak: $peak, mean: $mean, dev_peak: $dev_peak, dev_mean: $dev_mean,
 		  goodput_mbps: $goodput, ping_ms: $ping, rr_ms: $rr,
+		  budget: $budget, pkt_max: $pkt,
 		  flow_rtt_ms: (([$e.streams[].sender.mean_rtt // empty] | add / length / 1000)? // null),
 		  jain: (if ($b | length) > 0 and ($b | map(. * .) | add) > 0
 			 then ($b | add) * ($b | add) / (($b | length) * ($b | map(. * .) | add))
@@ -213,10 +247,14 @@ total=0
 for rate in $rates; do
 	bottleneck_on "$rate"
 	configs=()
-	for c in "${all_configs[@]}"; do
-		[ "$rate" = dev ] && [[ $c == fq_codel* ]] && continue
-		configs+=("$c")
-	done
+	if [ "$rate" = dev ] && [ -z "${BENCH_CONFIGS:-}" ]; then
+		configs=($dev_configs)
+	else
+		for c in "${all_configs[@]}"; do
+			[ "$rate" = dev ] && [[ $c == fq_codel* ]] && continue
+			configs+=("$c")
+		done
+	fi
 	for delay in $delays; do
 		# The ACKs' way back: with min_rtt under 512 us, tcp_tso_rtt_log
 		# makes every TSO packet 64 KB and hides pacing-based sizing.
@@ -226,7 +264,7 @@ for rate in $rates; do
 			ip netns exec "$TSQ_NETNS" tc qdisc replace dev "$TSQ_PEER_DEV" root \
 				netem delay "${delay}ms" limit 100000
 		fi
-		for load in $loads; do
+		for load in ${BENCH_LOADS:-${LOADS[$rate]:-cubic:8}}; do
 			if [ "$rate" = dev ]; then
 				# What the VM reaches with this load, for pacing.
 				CC=${load%%:*} CG=$cgr/bulk flow warm "$secs" "${load##*:}"
