@@ -20,8 +20,8 @@
 const struct tsq_policy_field tsq_policy_fields[TSQ_POLICY_NR_FIELDS] = {
 	FIELD("limit", "limit", "tsq_policy_limit_bytes", "Policy: TSQ limit per socket.",
 	      TSQ_POLICY_LIMIT, limit, false, 1, TSQ_MAX_BYTES),
-	FIELD("limit-us", "limit_us", "tsq_policy_limit_us",
-	      "Policy: pacing (or delivery) rate x this many us.",
+	FIELD("limit-us", "limit_us", "tsq_policy_limit_seconds",
+	      "Policy: pacing (or delivery) rate x this many seconds.",
 	      TSQ_POLICY_LIMIT_US, limit_us, true, 1, TSQ_MAX_LIMIT_US),
 	FIELD("tso", "tso", "tsq_policy_tso_bytes", "Policy: TSO packet cap.",
 	      TSQ_POLICY_TSO, tso, false, TSQ_MIN_TSO, TSQ_MAX_TSO),

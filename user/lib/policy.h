@@ -26,7 +26,7 @@
 struct tsq_policy_field {
 	const char *name;	/* keyword and text: "limit-us" */
 	const char *key;	/* JSON key: "limit_us" */
-	const char *metric;	/* Prometheus family */
+	const char *metric;	/* Prometheus family, in seconds if usec */
 	const char *help;	/* its HELP text */
 	__u32 flag;		/* TSQ_POLICY_* */
 	size_t off;		/* of the __u32 in struct tsq_policy */
