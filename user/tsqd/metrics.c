@@ -68,6 +68,21 @@ static void policy_family(FILE *f, const struct tsq_report *r,
 	}
 }
 
+/* One family a modifier: 1 or 0 for each cgroup with its field. */
+static void mod_family(FILE *f, const struct tsq_report *r, const struct tsq_policy_mod *m)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", m->metric, m->help, m->metric);
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct tsq_cgrp_report *e = &r->v[i];
+
+		if (!(e->policy.flags & m->field))
+			continue;
+		fprintf(f, "%s{cgroup=", m->metric);
+		tsq_prom_label(f, e->path);
+		fprintf(f, "} %d\n", !!(e->policy.flags & m->flag));
+	}
+}
+
 void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
 		   size_t pending)
 {
@@ -89,6 +104,8 @@ void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
 	}
 	for (size_t k = 0; k < TSQ_POLICY_NR_FIELDS; k++)
 		policy_family(f, r, &tsq_policy_fields[k]);
+	for (size_t k = 0; k < TSQ_POLICY_NR_MODS; k++)
+		mod_family(f, r, &tsq_policy_mods[k]);
 	fprintf(f, "# HELP tsq_map_full_total Inserts the per-cgroup maps refused (full or out "
 		"of memory); those cgroups' statistics are incomplete.\n"
 		"# TYPE tsq_map_full_total counter\n"
