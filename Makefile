@@ -236,8 +236,10 @@ $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 
-# tsqd's policies.c against real maps and cgroups (test_policies_maps.sh).
-$(OUTPUT)/tsqd_policies: $(call obj,tests/host/tsqd_policies.c user/tsqd/policies.c) \
+# tsqd's policies.c and metrics.c against real maps and cgroups
+# (test_policies_maps.sh).
+$(OUTPUT)/tsqd_policies: $(call obj,tests/host/tsqd_policies.c user/tsqd/policies.c \
+			   user/tsqd/metrics.c) \
 			 $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)

@@ -3,12 +3,17 @@
 # tsqd's policy code on this host's real cgroup tree and real BPF maps
 # (tests/host/tsqd_policies.c): units where systemd puts them and not
 # where anyone can make a directory of their name, a policy taken off a
-# squat, and the per-cgroup maps' room counted at any depth over what
-# tsqd and tsqctl set alike. In a private cgroup namespace rooted at a
-# fresh cgroup, with its own cgroup2 mount and bpffs.
+# squat, the per-cgroup maps' room counted at any depth over what
+# tsqd and tsqctl set alike, and "rate delivered" from a reloaded file
+# to the map and back out through tsqctl show and tsqd's /metrics. In a
+# private cgroup namespace rooted at a fresh cgroup, with its own
+# cgroup2 mount and bpffs.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUTPUT:-$top/.output}
 [ "$(id -u)" = 0 ] || { echo "# SKIP: test_policies_maps: needs root"; exit 0; }
+for c in jq promtool; do
+	command -v $c >/dev/null || { echo "FAIL: test_policies_maps: no $c (scripts/install-deps.sh)"; exit 1; }
+done
 cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$cgmnt" ] || { echo "# SKIP: test_policies_maps: no cgroup2 mount"; exit 0; }
 t=$(mktemp -d)
@@ -20,7 +25,10 @@ cat >"$t/run.sh" <<'EOS'
 # In the new cgroup namespace: its root is this shell's cgroup.
 mount -t cgroup2 none "$2/cg" && mount -t bpf bpf /sys/fs/bpf || exit 1
 "$1/scale_maps" setup "$2/cg/$3" 1 4 >/dev/null || exit 1
-"$1/tsqd_policies" "$2/cg" "$2/conf" 2>"$2/log"
+"$1/tsqd_policies" "$2/cg" "$2/conf" "$2" 2>"$2/log"
+# The same maps read back by tsqctl, which walks the first cgroup2 mount.
+"$1/tsqctl" show >"$2/show.txt" 2>&1
+"$1/tsqctl" -j show >"$2/show.json" 2>&1
 EOS
 # The shell moves to the fresh cgroup, then unshares: the namespace's
 # root is that cgroup; the programs it starts go back out after.
@@ -35,4 +43,33 @@ else
 	echo "FAIL: room: no refusal in tsqd's log"
 fi
 [ "$rc" -lt 128 ] || echo "FAIL: tsqd_policies: killed by signal $((rc - 128))"
+
+# rate: /y ends as "limit-us 1000 rate delivered"; backup.service has a
+# limit only, so no rate at all.
+y=/y
+if grep -qx "$y limit-us 1000 rate delivered" "$t/show.txt"; then
+	echo "PASS: rate: tsqctl show: $y limit-us 1000 rate delivered"
+else
+	echo "FAIL: rate: tsqctl show: $(head -c 300 "$t/show.txt")"
+fi
+if jq -e --arg y "$y" '(.[] | select(.cgroup == $y) | .limit_us == 1000 and .rate == "delivered")
+	and (.[] | select(.cgroup | endswith("/system.slice/backup.service")) | has("rate") | not)' \
+	"$t/show.json" >/dev/null 2>&1; then
+	echo "PASS: rate: tsqctl -j show: \"rate\":\"delivered\" with limit_us, none with a limit only"
+else
+	echo "FAIL: rate: tsqctl -j show: $(head -c 300 "$t/show.json")"
+fi
+for r in pacing delivered; do
+	m=$t/metrics.$r
+	want=$([ $r = delivered ] && echo 1 || echo 0)
+	if ! promtool check metrics <"$m" >"$t/promtool" 2>&1; then
+		echo "FAIL: rate $r: promtool check metrics: $(head -c 300 "$t/promtool")"
+	elif grep -qx "tsq_policy_rate_delivered{cgroup=\"/y\"} $want" "$m" &&
+	     grep -qx 'tsq_policy_limit_seconds{cgroup="/y"} 0.001000' "$m" &&
+	     ! grep -q '^tsq_policy_rate_delivered{cgroup="/system.slice/backup.service"}' "$m"; then
+		echo "PASS: rate $r: /metrics: tsq_policy_rate_delivered $want for /y, none without limit-us; promtool takes it"
+	else
+		echo "FAIL: rate $r: /metrics: $(grep -E '^tsq_policy_(rate|limit_seconds)' "$m" | head -c 300)"
+	fi
+done
 exit 0

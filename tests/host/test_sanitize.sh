@@ -27,7 +27,7 @@ backup.service limit 16k tso 8k
 a@b.service budget 64k
 tsqsan.slice limit 4k
 CONF
-echo "sshd.service limit-us 1000" >"$t/conf.d/units.conf"
+echo "sshd.service limit-us 1000 rate delivered" >"$t/conf.d/units.conf"
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=0 \
        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
@@ -98,7 +98,8 @@ fails=()
 mkdir -p "$cg/c1" "$cg/c2" "$cg/c3"
 cat >"$t/pinned.sh" <<'EOS'
 mount -t bpf bpf /sys/fs/bpf && "$1" setup "$2" 3 >/dev/null || exit 1
-for args in "show" "-j show" "stats" "-j stats" "show $3/c1" "unset $3/c2" "set $3/c3 limit 4k"; do
+for args in "show" "-j show" "stats" "-j stats" "show $3/c1" "unset $3/c2" "set $3/c3 limit 4k" \
+	    "set $3/c1 limit-us 1000 rate delivered" "-j show" "show $3/c1"; do
 	# shellcheck disable=SC2086
 	"$4" $args >/dev/null 2>>"$5/pinned.err"
 	echo "$args: exit $?" >>"$5/pinned.rc"
@@ -111,7 +112,8 @@ elif grep -qE 'Sanitizer|runtime error' "$t/pinned.err" || grep -qE 'exit ([3-9]
 	fails+=("on pinned maps: $(grep -m1 -E 'Sanitizer|runtime error' "$t/pinned.err") $(tr '\n' ' ' <"$t/pinned.rc")")
 fi
 for args in "status" "-j status" "doctor" "-j doctor" "top -i 0.2 -n 2 -a -s" \
-	    "-j top -i 0.2 -n 2 -a -s" "show" "stats" "set /x limit 8k" "set x y" "frob"; do
+	    "-j top -i 0.2 -n 2 -a -s" "show" "stats" "set /x limit 8k" "set x y" "frob" \
+	    "set /x limit-us 1000 rate fast" "set /x rate delivered"; do
 	# shellcheck disable=SC2086
 	"$san/tsqctl" $args >"$t/out" 2>"$t/err"
 	rc=$?
@@ -122,7 +124,7 @@ for args in "status" "-j status" "doctor" "-j doctor" "top -i 0.2 -n 2 -a -s" \
 	fi
 done
 if [ ${#fails[@]} = 0 ]; then
-	echo "PASS: sanitized tsqctl: 18 commands, 7 on pinned maps, no finding"
+	echo "PASS: sanitized tsqctl: 23 commands, 10 on pinned maps, no finding"
 else
 	echo "FAIL: sanitized tsqctl: ${fails[*]}"
 fi

@@ -4,11 +4,12 @@
  * natively: run by test_policies_maps.sh in a private cgroup namespace
  * (its root a fresh cgroup, mounted at MOUNT) with maps that scale_maps
  * pinned in a private bpffs, sized MAX, one policy already set 70 levels
- * down as tsqctl would. The code is tsqd's own (user/tsqd/policies.c);
- * only the event loop is this file's. Without systemd here, units are
- * where systemd puts them by default.
+ * down as tsqctl would. The code is tsqd's own (user/tsqd/policies.c,
+ * metrics.c); only the event loop is this file's. Without systemd here,
+ * units are where systemd puts them by default. OUT_DIR gets tsqd's
+ * /metrics text at two points, for the script to check.
  *
- * usage: tsqd_policies MOUNT CONF_DIR
+ * usage: tsqd_policies MOUNT CONF_DIR OUT_DIR
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,8 +23,10 @@
 #include <bpf/bpf.h>
 
 #include "cgroup.h"
+#include "metrics.h"
 #include "policies.h"
 #include "tsq_bpf.h"
+#include "tsq_report.h"
 #include "tests/host/unit/test.h"
 
 static const char *mount;
@@ -75,15 +78,59 @@ static void expect(const char *rel, long want, const char *what)
 	check(got == want, what, "%s: limit %ld, want %ld", rel, got, want);
 }
 
+/* rel's policy is limit-us 1000 with exactly these flags. */
+static void expect_flags(const char *rel, __u32 flags, const char *what)
+{
+	struct tsq_policy p = {};
+	int fd;
+
+	if (!tsq_cgroup_open(mount, rel, &fd)) {
+		bpf_map_lookup_elem(map, &fd, &p);
+		close(fd);
+	}
+	check(p.flags == flags && p.limit_us == 1000, what,
+	      "%s: flags 0x%x limit-us %u, want 0x%x 1000", rel, p.flags, p.limit_us, flags);
+}
+
+/* The policy files: the units and /x as at the start, then last. */
+static void write_conf(const char *conf, const char *last)
+{
+	FILE *f = fopen(conf, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "backup.service limit 8k\na@b.service limit 16k\n/x limit 4k\n%s\n", last);
+	fclose(f);
+}
+
+/* What tsqd's /metrics would answer now, in dir/name. */
+static void write_metrics(const struct policies *ps, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct tsq_report r;
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err = tsq_report_collect(mount, &r);
+	if (!check(!err, tname("metrics: %s collected", name), "%s", strerror(-err)))
+		return;
+	f = fopen(path, "w");
+	if (f) {
+		metrics_write(f, &r, ps->nr, ps->pending);
+		fclose(f);
+	}
+	tsq_report_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	char conf[PATH_MAX], dir[PATH_MAX], err[1024];
 	struct policies ps;
-	FILE *f;
 	int in;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: tsqd_policies MOUNT CONF_DIR\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: tsqd_policies MOUNT CONF_DIR OUT_DIR\n");
 		return 2;
 	}
 	mount = argv[1];
@@ -93,9 +140,7 @@ int main(int argc, char **argv)
 		return test_done();
 	snprintf(conf, sizeof(conf), "%s/tsq.conf", argv[2]);
 	snprintf(dir, sizeof(dir), "%s/none", argv[2]);
-	f = fopen(conf, "w");
-	fprintf(f, "backup.service limit 8k\na@b.service limit 16k\n/x limit 4k\n/y limit 2k\n");
-	fclose(f);
+	write_conf(conf, "/y limit 2k");
 
 	/* A delegated subtree's cgroups named like the units: a user's
 	 * systemd, and an older tsqd's doing on one of them.
@@ -144,6 +189,23 @@ int main(int argc, char **argv)
 	}
 	policies_sync(&ps);
 	expect("/y", 2048, "room: /y applied once /x lost its policy");
+
+	/* rate: reloads that change /y to limit-us, then only its rate,
+	 * apply it again each time, and the map holds the flag.
+	 */
+	write_conf(conf, "/y limit-us 1000");
+	check(policies_load(&ps, conf, dir, err, sizeof(err)) == 0, "rate: reloaded, pacing",
+	      "%s", err);
+	policies_sync(&ps);
+	expect_flags("/y", TSQ_POLICY_LIMIT_US, "rate: limit-us alone is the pacing rate's");
+	write_metrics(&ps, argv[3], "metrics.pacing");
+	write_conf(conf, "/y rate delivered limit-us 1000");
+	check(policies_load(&ps, conf, dir, err, sizeof(err)) == 0, "rate: reloaded, delivered",
+	      "%s", err);
+	policies_sync(&ps);
+	expect_flags("/y", TSQ_POLICY_LIMIT_US | TSQ_POLICY_RATE_DELIVERED,
+		     "rate: a change of only the rate is applied, the flag in the map");
+	write_metrics(&ps, argv[3], "metrics.delivered");
 	policies_free(&ps);
 	return test_done();
 }

@@ -16,6 +16,7 @@
 #include "tsq_bpf.h"
 #include "tsq_report.h"
 #include "cgroup.h"
+#include "policy.h"
 #include "print.h"
 #include "size.h"
 
@@ -147,9 +148,10 @@ static void visit(int fd, const char *path, int depth, void *arg)
 	c->owner[depth] = owner;
 	if (!id)
 		return;
-	if (bpf_map_lookup_elem(c->policy, &fd, &p))
+	/* As the BPF side reads it: a policy only with a field's flag. */
+	if (bpf_map_lookup_elem(c->policy, &fd, &p) || !(p.flags & TSQ_POLICY_ALL))
 		p.flags = 0;
-	p.flags &= TSQ_POLICY_ALL;
+	p.flags &= TSQ_POLICY_KNOWN;
 	has_stats = !bpf_map_lookup_elem(c->stats, &id, c->percpu);
 	if (p.flags || has_stats) {
 		e = add(c, path, id);

@@ -20,7 +20,8 @@
 const struct tsq_policy_field tsq_policy_fields[TSQ_POLICY_NR_FIELDS] = {
 	FIELD("limit", "limit", "tsq_policy_limit_bytes", "Policy: TSQ limit per socket.",
 	      TSQ_POLICY_LIMIT, limit, false, 1, TSQ_MAX_BYTES),
-	FIELD("limit-us", "limit_us", "tsq_policy_limit_us", "Policy: pacing rate x this many us.",
+	FIELD("limit-us", "limit_us", "tsq_policy_limit_seconds",
+	      "Policy: pacing (or delivery) rate x this many seconds.",
 	      TSQ_POLICY_LIMIT_US, limit_us, true, 1, TSQ_MAX_LIMIT_US),
 	FIELD("tso", "tso", "tsq_policy_tso_bytes", "Policy: TSO packet cap.",
 	      TSQ_POLICY_TSO, tso, false, TSQ_MIN_TSO, TSQ_MAX_TSO),
@@ -30,7 +31,15 @@ const struct tsq_policy_field tsq_policy_fields[TSQ_POLICY_NR_FIELDS] = {
 };
 #undef FIELD
 
+const struct tsq_policy_mod tsq_policy_mods[TSQ_POLICY_NR_MODS] = {
+	{ "rate", "pacing", "delivered", "tsq_policy_rate_delivered",
+	  "Policy: 1 if limit-us takes the lower of the pacing and the delivery rate, "
+	  "0 if the pacing rate.",
+	  TSQ_POLICY_RATE_DELIVERED, TSQ_POLICY_LIMIT_US },
+};
+
 #define NR_FIELDS	TSQ_POLICY_NR_FIELDS
+#define NR_MODS		TSQ_POLICY_NR_MODS
 
 static __u32 *field_ptr(struct tsq_policy *p, const struct tsq_policy_field *f)
 {
@@ -96,6 +105,40 @@ static const struct tsq_policy_field *find_field(const char *name)
 	return NULL;
 }
 
+static const struct tsq_policy_mod *find_mod(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_MODS; i++)
+		if (!strcmp(name, tsq_policy_mods[i].name))
+			return &tsq_policy_mods[i];
+	return NULL;
+}
+
+/* The name of the field a modifier needs: "limit-us". */
+static const char *field_name(__u32 flag)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FIELDS; i++)
+		if (tsq_policy_fields[i].flag == flag)
+			return tsq_policy_fields[i].name;
+	return "?";
+}
+
+static int parse_mod(const struct tsq_policy_mod *m, const char *arg, struct tsq_policy *p,
+		     char *err, size_t errlen)
+{
+	char q[TSQ_QUOTE_BUFSZ];
+
+	if (!strcmp(arg, m->on))
+		p->flags |= m->flag;
+	else if (strcmp(arg, m->off))
+		return tsq_errf(err, errlen, "invalid %s \"%s\": expected %s or %s",
+				m->name, tsq_quote(q, sizeof(q), arg), m->off, m->on);
+	return 0;
+}
+
 /* "limit, limit-us, tso or budget", from the table. */
 static const char *keywords(void)
 {
@@ -116,6 +159,9 @@ int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 {
 	char q[TSQ_QUOTE_BUFSZ];
 	const struct tsq_policy_field *f;
+	const struct tsq_policy_mod *m;
+	unsigned int mods = 0, bit;	/* modifiers given, by index */
+	const char *name;
 	int i, ret = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -125,26 +171,42 @@ int tsq_policy_parse_args(int argc, char **argv, struct tsq_policy *p,
 	}
 	for (i = 0; i < argc; i += 2) {
 		f = find_field(argv[i]);
-		if (!f) {
+		m = f ? NULL : find_mod(argv[i]);
+		if (!f && !m) {
 			ret = tsq_errf(err, errlen, "What is \"%s\"?",
 				   tsq_quote(q, sizeof(q), argv[i]));
 			goto out;
 		}
+		name = f ? f->name : m->name;
+		bit = m ? 1U << (m - tsq_policy_mods) : 0;
 		if (i + 1 == argc) {
-			ret = tsq_errf(err, errlen, "\"%s\" needs a value", f->name);
+			ret = tsq_errf(err, errlen, "\"%s\" needs a value", name);
 			goto out;
 		}
 		/* iproute2's duparg() wording. */
-		if (p->flags & f->flag) {
+		if (f ? p->flags & f->flag : mods & bit) {
 			ret = tsq_errf(err, errlen,
 				   "duplicate \"%s\": \"%s\" is the second value",
-				   f->name, tsq_quote(q, sizeof(q), argv[i + 1]));
+				   name, tsq_quote(q, sizeof(q), argv[i + 1]));
 			goto out;
 		}
-		ret = parse_val(f, argv[i + 1], field_ptr(p, f), err, errlen);
+		if (m) {
+			ret = parse_mod(m, argv[i + 1], p, err, errlen);
+			mods |= bit;
+		} else {
+			ret = parse_val(f, argv[i + 1], field_ptr(p, f), err, errlen);
+			p->flags |= f->flag;
+		}
 		if (ret)
 			goto out;
-		p->flags |= f->flag;
+	}
+	/* Once all words are read: a modifier may come before its field. */
+	for (m = tsq_policy_mods; m < tsq_policy_mods + NR_MODS; m++) {
+		if ((mods & 1U << (m - tsq_policy_mods)) && !(p->flags & m->field)) {
+			ret = tsq_errf(err, errlen, "\"%s\" needs %s", m->name,
+				       field_name(m->field));
+			goto out;
+		}
 	}
 out:
 	if (ret)
@@ -155,11 +217,16 @@ out:
 int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
 {
 	const struct tsq_policy_field *f;
+	const struct tsq_policy_mod *m;
 	__u32 v;
 
-	if (p->flags & ~TSQ_POLICY_ALL)
+	if (p->flags & ~TSQ_POLICY_KNOWN)
 		return tsq_errf(err, errlen, "unknown policy flags 0x%x",
-			    p->flags & ~TSQ_POLICY_ALL);
+			    p->flags & ~TSQ_POLICY_KNOWN);
+	for (m = tsq_policy_mods; m < tsq_policy_mods + NR_MODS; m++)
+		if ((p->flags & m->flag) && !(p->flags & m->field))
+			return tsq_errf(err, errlen, "%s %s without %s", m->name, m->on,
+					field_name(m->field));
 	for (f = tsq_policy_fields; f < tsq_policy_fields + NR_FIELDS; f++) {
 		if (!(p->flags & f->flag))
 			continue;
@@ -171,12 +238,23 @@ int tsq_policy_validate(const struct tsq_policy *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* " KEYWORD VALUE" at *off, without the space at the start. */
+static int append(char *buf, size_t len, size_t *off, const char *kw, const char *val)
+{
+	int n = snprintf(buf + *off, len - *off, "%s%s %s", *off ? " " : "", kw, val);
+
+	if (n < 0 || (size_t)n >= len - *off)
+		return -ENOSPC;
+	*off += n;
+	return 0;
+}
+
 int tsq_policy_format(const struct tsq_policy *p, char *buf, size_t len)
 {
 	char val[TSQ_SIZE_BUFSZ];
 	const struct tsq_policy_field *f;
+	const struct tsq_policy_mod *m;
 	size_t off = 0;
-	int n;
 
 	if (!len)
 		return -ENOSPC;
@@ -185,11 +263,12 @@ int tsq_policy_format(const struct tsq_policy *p, char *buf, size_t len)
 		if (!(p->flags & f->flag))
 			continue;
 		format_val(f, tsq_policy_value(p, f), val, sizeof(val));
-		n = snprintf(buf + off, len - off, "%s%s %s",
-			     off ? " " : "", f->name, val);
-		if (n < 0 || (size_t)n >= len - off)
+		if (append(buf, len, &off, f->name, val))
 			return -ENOSPC;
-		off += n;
+		for (m = tsq_policy_mods; m < tsq_policy_mods + NR_MODS; m++)
+			if (m->field == f->flag && (p->flags & m->flag) &&
+			    append(buf, len, &off, m->name, m->on))
+				return -ENOSPC;
 	}
 	return off;
 }
@@ -198,6 +277,7 @@ void tsq_policy_print(const struct tsq_policy *p)
 {
 	char val[TSQ_SIZE_BUFSZ];
 	const struct tsq_policy_field *f;
+	const struct tsq_policy_mod *m;
 
 	for (f = tsq_policy_fields; f < tsq_policy_fields + NR_FIELDS; f++) {
 		if (!(p->flags & f->flag))
@@ -206,5 +286,16 @@ void tsq_policy_print(const struct tsq_policy *p)
 		print_string(PRINT_FP, NULL, " %s", f->name);
 		print_string(PRINT_FP, NULL, " %s", val);
 		print_uint(PRINT_JSON, f->key, NULL, tsq_policy_value(p, f));
+		for (m = tsq_policy_mods; m < tsq_policy_mods + NR_MODS; m++) {
+			if (m->field != f->flag)
+				continue;
+			/* Text as the files write it; JSON says the default too. */
+			if (p->flags & m->flag) {
+				print_string(PRINT_FP, NULL, " %s", m->name);
+				print_string(PRINT_FP, NULL, " %s", m->on);
+			}
+			print_string(PRINT_JSON, m->name, NULL,
+				     p->flags & m->flag ? m->on : m->off);
+		}
 	}
 }

@@ -66,7 +66,8 @@ static int usage(FILE *f, int rc)
 	fprintf(f,
 		"Usage: tsqctl [-j [-p]] [-v] COMMAND [ARGS]\n"
 		"  attach                             load and pin the policy program\n"
-		"  set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]\n"
+		"  set CGROUP|UNIT [limit SIZE] [limit-us USEC [rate pacing|delivered]]\n"
+		"                  [tso SIZE] [budget SIZE]\n"
 		"  unset CGROUP|UNIT                  back to the parent's policy\n"
 		"  show [CGROUP|UNIT]                 policies set\n"
 		"  stats [--watch [SECONDS]]          per-cgroup counters\n"

@@ -110,7 +110,7 @@ int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 	int cg, map, ret;
 
 	if (argc < 3)
-		return usage_error("usage: tsqctl set CGROUP|UNIT [limit SIZE] [limit-us USEC] [tso SIZE] [budget SIZE]");
+		return usage_error("usage: tsqctl set CGROUP|UNIT [limit SIZE] [limit-us USEC [rate pacing|delivered]] [tso SIZE] [budget SIZE]");
 	if (tsq_policy_parse_args(argc - 1, argv + 1, &p, err, sizeof(err)))
 		return usage_error("%s", err);
 	ret = open_map_target(c, "set", argv[0], path, sizeof(path), &map, &cg);

@@ -98,6 +98,12 @@ static const struct bad_case {
 	{ "# \x1b[31m\n", "t.conf:1: control character 0x1b" },
 	{ "/a\vb limit 1\n", "t.conf:1: control character 0x0b" },
 	{ "\n\n\n/a limit -1\n", "t.conf:4: invalid limit \"-1\"" },
+	{ "/a limit-us 1000\n/b limit 1 rate delivered\n", "t.conf:2: \"rate\" needs limit-us" },
+	{ "/a limit-us 1000 rate\n", "t.conf:1: \"rate\" needs a value" },
+	{ "/a limit-us 1000 rate fast # x\n",
+	  "t.conf:1: invalid rate \"fast\": expected pacing or delivered" },
+	{ "/a limit-us 1000 rate pacing rate pacing\n",
+	  "t.conf:1: duplicate \"rate\": \"pacing\" is the second value" },
 };
 
 static void test_bad_files(void)
@@ -374,6 +380,27 @@ static void test_load(void)
 	ret = tsq_conf_load(&conf, NULL, dir, err, sizeof(err));
 	ASSERT(!ret && conf.nr == 4, "load: no main file given");
 	tsq_conf_free(&conf);
+
+	/* rate in a drop-in: the main file's words, its errors. */
+	put("tsq.conf.d/50-rate.conf", "/r limit-us 1ms rate delivered # min(pacing, delivery)\n"
+	    "/p rate pacing limit-us 2000\n");
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	ASSERT(!ret && conf.nr == 7 && !strcmp(conf.entries[4].target, "/r") &&
+	       conf.entries[4].policy.flags == (TSQ_POLICY_LIMIT_US | TSQ_POLICY_RATE_DELIVERED) &&
+	       conf.entries[4].policy.limit_us == 1000 && !strcmp(conf.entries[5].target, "/p") &&
+	       conf.entries[5].policy.flags == TSQ_POLICY_LIMIT_US &&
+	       conf.entries[5].policy.limit_us == 2000,
+	       "load: a drop-in's rate delivered is a flag, rate pacing none");
+	tsq_conf_free(&conf);
+	put("tsq.conf.d/50-rate.conf", "/r limit 8k rate delivered\n");
+	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));
+	snprintf(msg, sizeof(msg), "%s/50-rate.conf:1: \"rate\" needs limit-us", dir);
+	check(ret == -EINVAL && conf.nr == 0 && !strcmp(err, msg),
+	      "load: a drop-in's rate without limit-us rejects the whole set",
+	      "ret %d nr %zu \"%s\"", ret, conf.nr, err);
+	tsq_conf_free(&conf);
+	snprintf(msg, sizeof(msg), "%s/50-rate.conf", dir);
+	unlink(msg);
 
 	put("tsq.conf", "/b limit 1\n");
 	ret = tsq_conf_load(&conf, file, dir, err, sizeof(err));

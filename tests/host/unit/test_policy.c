@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tsq_policy_parse_args(), tsq_policy_validate(), tsq_policy_format(). */
+/* tsq_policy_parse_args(), tsq_policy_validate(), tsq_policy_format(),
+ * tsq_policy_print().
+ */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "policy.h"
+#include "print.h"
 #include "test.h"
+
+#define RATE_US		(TSQ_POLICY_LIMIT_US | TSQ_POLICY_RATE_DELIVERED)
 
 #define MAX_ARGS	16
 
@@ -51,6 +56,18 @@ static const struct ok_case {
 	  "limit 64k limit-us 2000 tso 16k budget 1m" },
 	{ "tso 8k limit 8k", { TSQ_POLICY_LIMIT | TSQ_POLICY_TSO, 8192, 0, 8192, 0 },
 	  "limit 8k tso 8k" },
+	/* rate: a flag of limit-us; pacing, the default, is no flag. */
+	{ "limit-us 1000 rate delivered", { RATE_US, 0, 1000, 0, 0 },
+	  "limit-us 1000 rate delivered" },
+	{ "rate delivered limit-us 2ms", { RATE_US, 0, 2000, 0, 0 },
+	  "limit-us 2000 rate delivered" },
+	{ "limit-us 1000 rate pacing", { TSQ_POLICY_LIMIT_US, 0, 1000, 0, 0 },
+	  "limit-us 1000" },
+	{ "rate pacing limit 8k limit-us 500", { TSQ_POLICY_LIMIT | TSQ_POLICY_LIMIT_US, 8192, 500, 0, 0 },
+	  "limit 8k limit-us 500" },
+	{ "budget 1m rate delivered tso 16k limit-us 2ms limit 64k",
+	  { TSQ_POLICY_ALL | TSQ_POLICY_RATE_DELIVERED, 65536, 2000, 16384, 1 << 20 },
+	  "limit 64k limit-us 2000 rate delivered tso 16k budget 1m" },
 };
 
 static const struct bad_case {
@@ -97,6 +114,25 @@ static const struct bad_case {
 	{ "budget 2\n\nm", "invalid budget \"2\\x0a\\x0am\"" },
 	{ "foo\nbar 1", "What is \"foo\\x0abar\"?" },
 	{ "limit 1 limit \x1b[2J", "duplicate \"limit\": \"\\x1b[2J\" is the second value" },
+	/* rate only with limit-us, one of two words, once. */
+	{ "rate delivered", "\"rate\" needs limit-us" },
+	{ "rate pacing", "\"rate\" needs limit-us" },
+	{ "limit 64k rate delivered", "\"rate\" needs limit-us" },
+	{ "tso 8k budget 1m rate pacing", "\"rate\" needs limit-us" },
+	{ "limit-us 1000 rate", "\"rate\" needs a value" },
+	{ "limit-us 1000 rate fast",
+	  "invalid rate \"fast\": expected pacing or delivered" },
+	{ "limit-us 1000 rate Delivered", "invalid rate \"Delivered\"" },
+	{ "limit-us 1000 rate deliver", "invalid rate \"deliver\"" },
+	{ "limit-us 1000 rate 1", "invalid rate \"1\"" },
+	{ "limit-us 1000 rate \x1b[2J", "invalid rate \"\\x1b[2J\"" },
+	{ "limit-us 1000 rate pacing rate delivered",
+	  "duplicate \"rate\": \"delivered\" is the second value" },
+	{ "rate delivered limit-us 1000 rate delivered",
+	  "duplicate \"rate\": \"delivered\" is the second value" },
+	{ "rate delivered limit-us 0", "limit-us must be positive" },
+	{ "Rate delivered limit-us 1000", "What is \"Rate\"?" },
+	{ "limit-us 1000 delivered", "What is \"delivered\"?" },
 };
 
 static void test_ok(void)
@@ -190,6 +226,23 @@ static void test_validate(void)
 				 .tso = 7 };
 	ASSERT(!tsq_policy_validate(&p, err, sizeof(err)),
 	       "validate: unflagged fields do not count");
+
+	p = (struct tsq_policy){ .flags = RATE_US, .limit_us = 1000 };
+	ASSERT(!tsq_policy_validate(&p, err, sizeof(err)),
+	       "validate: rate delivered with limit-us");
+	p = (struct tsq_policy){ .flags = TSQ_POLICY_RATE_DELIVERED };
+	ASSERT(tsq_policy_validate(&p, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, "rate delivered without limit-us"),
+	       "validate: rate delivered alone");
+	p = (struct tsq_policy){ .flags = TSQ_POLICY_LIMIT | TSQ_POLICY_RATE_DELIVERED,
+				 .limit = 8192, .limit_us = 1000 };
+	ASSERT(tsq_policy_validate(&p, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, "rate delivered without limit-us"),
+	       "validate: rate delivered with limit, not limit-us");
+	p = (struct tsq_policy){ .flags = RATE_US | 1U << 5, .limit_us = 1000 };
+	ASSERT(tsq_policy_validate(&p, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, "unknown policy flags 0x20"),
+	       "validate: the flag after rate's is unknown");
 }
 
 static void test_format(void)
@@ -197,8 +250,10 @@ static void test_format(void)
 	struct tsq_policy p = { TSQ_POLICY_ALL, 65536, 2000, 16384, 1 << 20 };
 	char buf[TSQ_POLICY_FMT_BUFSZ];
 	const char *want = "limit 64k limit-us 2000 tso 16k budget 1m";
-	struct tsq_policy worst = { TSQ_POLICY_ALL, 1023, 4294967295U,
-				    1025, 1073741823 };
+	struct tsq_policy worst = { TSQ_POLICY_ALL | TSQ_POLICY_RATE_DELIVERED, 1023,
+				    4294967295U, 1025, 1073741823 };
+	struct tsq_policy rate = { RATE_US, 0, 1000, 0, 0 };
+	const char *want_rate = "limit-us 1000 rate delivered";
 
 	ASSERT(tsq_policy_format(&p, buf, strlen(want)) == -ENOSPC,
 	       "format: one byte short is -ENOSPC");
@@ -211,6 +266,67 @@ static void test_format(void)
 	       "format: no flags, empty string");
 	ASSERT(tsq_policy_format(&worst, buf, sizeof(buf)) > 0,
 	       "format: longest values fit TSQ_POLICY_FMT_BUFSZ");
+	ASSERT(tsq_policy_format(&rate, buf, strlen("limit-us 1000 rate")) == -ENOSPC,
+	       "format: no room for rate's value is -ENOSPC");
+	ASSERT(tsq_policy_format(&rate, buf, strlen(want_rate) + 1) == (int)strlen(want_rate) &&
+	       !strcmp(buf, want_rate), "format: rate delivered, exact fit");
+	/* Not a policy the parser makes: the flag without its field. */
+	rate.flags = TSQ_POLICY_LIMIT | TSQ_POLICY_RATE_DELIVERED;
+	rate.limit = 8192;
+	ASSERT(tsq_policy_format(&rate, buf, sizeof(buf)) > 0 && !strcmp(buf, "limit 8k"),
+	       "format: rate only after limit-us");
+}
+
+/* What tsqctl show prints for p, in text or JSON. */
+static char *shown(const struct tsq_policy *p, bool json)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (!print_start(f, json, false)) {
+		open_json_object(NULL);
+		tsq_policy_print(p);
+		close_json_object();
+		print_end();
+	}
+	fclose(f);
+	return buf;
+}
+
+static const struct print_case {
+	struct tsq_policy p;
+	const char *text, *json;
+} print_cases[] = {
+	{ { RATE_US, 0, 1000, 0, 0 }, " limit-us 1000 rate delivered",
+	  "{\"limit_us\":1000,\"rate\":\"delivered\"}\n" },
+	/* The default: not in text (as the files write it), said in JSON. */
+	{ { TSQ_POLICY_LIMIT_US, 0, 1000, 0, 0 }, " limit-us 1000",
+	  "{\"limit_us\":1000,\"rate\":\"pacing\"}\n" },
+	{ { TSQ_POLICY_ALL | TSQ_POLICY_RATE_DELIVERED, 65536, 2000, 16384, 1 << 20 },
+	  " limit 64k limit-us 2000 rate delivered tso 16k budget 1m",
+	  "{\"limit\":65536,\"limit_us\":2000,\"rate\":\"delivered\",\"tso\":16384,"
+	  "\"budget\":1048576}\n" },
+	/* Without limit-us there is no rate, flag or not. */
+	{ { TSQ_POLICY_LIMIT | TSQ_POLICY_RATE_DELIVERED, 8192, 1000, 0, 0 }, " limit 8k",
+	  "{\"limit\":8192}\n" },
+};
+
+static void test_print(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(print_cases); i++) {
+		const struct print_case *c = &print_cases[i];
+		char *text = shown(&c->p, false), *json = shown(&c->p, true);
+
+		check(text && !strcmp(text, c->text), tname("print text \"%s\"", c->text),
+		      "got \"%s\"", text ? esc(text) : "(none)");
+		check(json && !strcmp(json, c->json), tname("print JSON of \"%s\"", c->text),
+		      "got %s, want %s", json ? esc(json) : "(none)", esc(c->json));
+		free(text);
+		free(json);
+	}
 }
 
 int main(void)
@@ -220,5 +336,6 @@ int main(void)
 	test_err_buffer();
 	test_validate();
 	test_format();
+	test_print();
 	return test_done();
 }
