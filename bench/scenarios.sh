@@ -139,8 +139,10 @@ throttles() {
 	"$TSQCTL" -j stats | jq '[.[] | select(.cgroup == "/bulk") | .throttles] | add // 0'
 }
 
-# The device's bytes (BQL inflight, third column of the samples), peak
-# and mean after the first second; null without BQL.
+# The device's bytes (BQL inflight, third column of the samples) as the
+# qdisc's are taken: the peak over the whole run, slow start included (a
+# bound holds from the first packet), the mean after the first second;
+# null without BQL.
 dev_bytes() {
 	awk 'NR == 1 && $3 < 0 { print "null null"; bad = 1; exit }
 	     $1 >= 1000 { s += $3; n++ } $3 > m { m = $3 }
