@@ -24,7 +24,10 @@
 #   netns-veth       the same behind a routed veth, as container runtimes
 #                    connect a netns
 # In dev, the fq_codel configurations are stock, budget and limit again
-# and do not run. One JSON object per run goes to $BENCH_OUT/scenarios.jsonl.
+# and do not run. A load is CC:FLOWS, or CC:FLOWS:BUDGET for a budget of
+# its own (issue 23's 100 flows under 64k). One JSON object per run goes
+# to $BENCH_OUT/scenarios.jsonl, with the budget its scenario's budget
+# configurations set (bytes) and the guest's CPUs beside what it measured.
 . "$(dirname "$0")/../tests/vm/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -33,7 +36,7 @@ secs=$BENCH_SECS
 reps=$BENCH_REPS
 rates=${BENCH_RATES:-100mbit dev}
 delays=${BENCH_DELAYS:-0}
-loads=${BENCH_LOADS:-cubic:1 cubic:8 bbr:8 cubic:32}
+loads=${BENCH_LOADS:-cubic:1 cubic:8 bbr:8 cubic:32 cubic:100:64k}
 all_configs=(${BENCH_CONFIGS:-stock global limit budget limit-us fq_codel fq_codel+budget
 	     fq_codel+limit pacing netns-sysctl netns-veth})
 cgr=/sys/fs/cgroup
@@ -109,7 +112,7 @@ config_on() {
 	*)
 		case $1 in
 		*limit) "$TSQCTL" set /bulk limit "${LIM[$rate]}" tso "${LIM[$rate]}" ;;
-		*budget) "$TSQCTL" set /bulk budget "${BUDGET[$rate]}" ;;
+		*budget) "$TSQCTL" set /bulk budget "$budget" ;;
 		limit-us) "$TSQCTL" set /bulk limit-us 1000 ;;
 		esac ;;
 	esac
@@ -162,7 +165,7 @@ pace_bps() {
 }
 
 run_one() {
-	local name=$1 cfg=$2 cc=${load%%:*} flows=${load##*:} ping rr c0 c1 t0 t1
+	local name=$1 cfg=$2 ping rr c0 c1 t0 t1
 	local p50 p99 pmax r50 r99 rmax dpeak dmean args=()
 	config_on "$cfg" || { echo "bench: $cfg on $name failed" >&2; config_off "$cfg"; return 1; }
 	[ "$cfg" != pacing ] || args=(--fq-rate "$(pace_bps "$flows")")
@@ -187,6 +190,7 @@ run_one() {
 	read -r dpeak dmean < <(dev_bytes "$name")
 	jq -cn --arg rate "$rate" --argjson delay "$delay" --arg cc "$cc" \
 		--argjson flows "$flows" --arg config "$cfg" --argjson rep "$rep" \
+		--argjson budget "$(numfmt --from=iec "${budget^^}")" --argjson cpus "$(nproc)" \
 		--argjson peak "$(peak "$name")" --argjson mean "$(mean "$name" 1000)" \
 		--argjson dev_peak "$dpeak" --argjson dev_mean "$dmean" \
 		--argjson goodput "$(goodput "$name")" \
@@ -196,7 +200,8 @@ run_one() {
 		'$iperf[0].end as $e |
 		 [$e.streams[].receiver.bytes] as $b |
 		 {rate: $rate, delay_ms: $delay, cc: $cc, flows: $flows, config: $config,
-		  rep: $rep, peak: $peak, mean: $mean, dev_peak: $dev_peak, dev_mean: $dev_mean,
+		  rep: $rep, budget: $budget, cpus: $cpus,
+		  peak: $peak, mean: $mean, dev_peak: $dev_peak, dev_mean: $dev_mean,
 		  goodput_mbps: $goodput, ping_ms: $ping, rr_ms: $rr,
 		  flow_rtt_ms: (([$e.streams[].sender.mean_rtt // empty] | add / length / 1000)? // null),
 		  jain: (if ($b | length) > 0 and ($b | map(. * .) | add) > 0
@@ -229,9 +234,11 @@ for rate in $rates; do
 				netem delay "${delay}ms" limit 100000
 		fi
 		for load in $loads; do
+			IFS=: read -r cc flows budget <<<"$load"
+			budget=${budget:-${BUDGET[$rate]}}
 			if [ "$rate" = dev ]; then
 				# What the VM reaches with this load, for pacing.
-				CC=${load%%:*} CG=$cgr/bulk flow warm "$secs" "${load##*:}"
+				CC=$cc CG=$cgr/bulk flow warm "$secs" "$flows"
 				DEV_MBIT=$(goodput warm)
 				log "dev: $load reaches $DEV_MBIT Mbit/s"
 			fi
@@ -239,7 +246,7 @@ for rate in $rates; do
 				n=${#configs[@]}
 				for i in $(seq 0 $((n - 1))); do
 					cfg=${configs[$(( (i + rep - 1) % n ))]}
-					name="$rate-$delay-${load/:/-}-$cfg-$rep"
+					name="$rate-$delay-${load//:/-}-$cfg-$rep"
 					run_one "$name" "$cfg" && total=$((total + 1))
 					rm -f "$TMP/$name".*
 				done
