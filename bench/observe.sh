@@ -21,7 +21,7 @@ reps=${BENCH_REPS:-5}
 secs=${BENCH_SECS:-10}
 bpftool=$out/tools/bpftool
 date=$(date -u +%FT%TZ)
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+rev=${BENCH_REV:-$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)}
 
 netpair_init tsqbench || { echo "bench/observe.sh: $why" >&2; exit 1; }
 trap netpair_cleanup EXIT
