@@ -430,9 +430,9 @@ def observe_md(ob):
                  f"in all {fmt(c['total_pct'], 2)} %.")
     if ob["progs"]:
         n = min(v["n"] for v in ob["progs"].values())
-        L.append(f"\nPer call, under 8 flows (kernel.bpf_stats_enabled){few(n) or f' (n={n})'}: "
-                 + ", ".join(
-            f"{p} {fmt(v, 0)} ns" for p, v in sorted(ob["progs"].items())) + ".")
+        L.append(f"\nPer call, under 8 flows (kernel.bpf_stats_enabled): " + ", ".join(
+            f"{p} {fmt(v, 0)} ns (n={v['n']})" for p, v in sorted(ob["progs"].items()))
+            + (f"; fewer than {MIN_REPS} runs." if n < MIN_REPS else "."))
     return "\n".join(L) + "\n"
 
 
