@@ -39,9 +39,8 @@ cd "$top" || exit 1
 res=bench/results
 /usr/bin/python3 "$check" "$res" README.md man/*.[0-9]
 
-# It can fail. first_marked FILE: the line number and the number before
-# the first bench marker that is not stale.
-read -r line num < <(grep -n -o -m1 -E '[0-9][0-9.,]*<!--bench:[a-z0-9]' README.md |
+# It can fail: the first number marked and not stale, changed.
+read -r line num < <(grep -n -o -m1 -P '\d[\d.,]*<!--bench:(?!stale:)' README.md | head -1 |
 	sed 's/<!--.*//; s/:/ /')
 if [ -z "$line" ]; then
 	fail "README.md has no marked bench number"
