@@ -63,7 +63,10 @@ def check(path, text, numbers, results):
             continue
         found, suffixes = shape
         if m.group(1):
-            stale.append(f"{where}: {found.group(0)} ({name})")
+            v = numbers.get(name)
+            stale.append(f"{where}: {found.group(0)} ({name}): " +
+                         (f"{results} now has {v:g}: write it and drop \"stale:\"" if v is not None
+                          else f"no run in {results} gives it; update it after the next bench run"))
             continue
         for shown, sfx in zip(found.groups(), suffixes):
             count += 1
@@ -105,7 +108,7 @@ def main():
     for path in sys.argv[2:]:
         fails, stale, unmarked, count, blocks = check(path, Path(path).read_text(), numbers, results)
         for s in stale:
-            print(f"# stale: {s}: no run in {results} gives it; update it after the next bench run")
+            print(f"# stale: {s}")
         if fails:
             bad = True
             print(f"FAIL: {path}: {len(fails)} of its bench numbers disagree with {results}")
