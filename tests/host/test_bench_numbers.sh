@@ -7,8 +7,9 @@
 # digits it shows, an included headline.md is verbatim, and bench text
 # has no unmarked measurement. Numbers marked stale (no run in
 # bench/results gives them yet) are listed. The check is shown to fail
-# on a copy of README.md with one number, one table cell or one
-# unmarked number changed.
+# on copies of README.md with a marked number changed, a cell of the
+# included table changed and an unmarked number added, and to check a
+# number a man page marks with a roff comment.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 res=$top/bench/results
 check=$top/tests/host/bench_numbers.py
@@ -72,4 +73,18 @@ if /usr/bin/python3 "$check" "$res" "$tmp/README.md" | grep -q "README.md:$((reg
 	pass "the check fails on an unmarked number in bench text"
 else
 	fail "the check does not see an unmarked number at README.md:$((region + 1))"
+fi
+# A man page marks a number with a roff comment at the end of its line:
+# numbers.json's first value, as it is and off by one.
+read -r name value < <(jq -r 'to_entries[0] | "\(.key) \(.value)"' "$res/numbers.json")
+for shown in $(awk -v v="$value" 'BEGIN { printf "%.0f %.0f", v, v + 1 }'); do
+	printf '.TH T 8\n.SH NAME\nt\n.SH DESCRIPTION\nIt held\n%s \\" bench:%s\nKiB.\n' \
+		"$shown" "$name" >"$tmp/t.8"
+	/usr/bin/python3 "$check" "$res" "$tmp/t.8" >"$tmp/out"
+	echo "$?" >>"$tmp/rcs"
+done
+if [ "$(tr '\n' ' ' <"$tmp/rcs")" = "0 1 " ]; then
+	pass "a man page's roff-marked number is checked ($name)"
+else
+	fail "roff-marked numbers: exit codes $(tr '\n' ' ' <"$tmp/rcs") for $name = $value, not 0 then 1"
 fi
