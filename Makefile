@@ -284,7 +284,8 @@ check-vm: all tests kernel selftests
 demo: all tests kernel
 	$(Q)tests/vm/run-vm -- demo/demo.sh
 
-# Long (49 min under TCG in the committed run): not part of check.
+# Long (bench/results/results.md gives each part's start and end): not
+# part of check.
 # bench/run -h for knobs.
 bench: all tests kernel
 	$(Q)bench/run

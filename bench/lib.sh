@@ -4,7 +4,7 @@
 
 BENCH_OUT=${BENCH_OUT:-/mnt/out}
 BENCH_SECS=${BENCH_SECS:-6}
-BENCH_REPS=${BENCH_REPS:-3}
+BENCH_REPS=${BENCH_REPS:-5}
 
 # "busy,total" jiffies over all CPUs.
 cpu_now() {

@@ -6,22 +6,22 @@
 #                  for 1 frame and for 31 (the difference is the per-frame
 #                  cost, the rest loading);
 #   observe_prog   ns per call of each observation program (bpf_stats)
-#                  while 8 flows run;
+#                  while 8 flows run, once per repetition;
 #   observe        per-cgroup delays with 1 and 8 cubic flows in bulk and
 #                  a TCP request/response probe in lat, behind a 100 Mbit/s
 #                  TBF, under stock, the global sysctl (tcp_limit_output_bytes
 #                  and gso_max_size 8 KB in the sender's netns) and fq_codel
 #                  under the TBF, where the kernel has fq_codel.
 #
-# usage: bench/observe.sh   (root; BENCH_REPS, 3; BENCH_SECS, 10)
+# usage: bench/observe.sh   (root; BENCH_REPS, 5; BENCH_SECS, 10)
 set -uo pipefail
 . "$(dirname "$0")/../tests/host/netpair.sh"
 
-reps=${BENCH_REPS:-3}
+reps=${BENCH_REPS:-5}
 secs=${BENCH_SECS:-10}
 bpftool=$out/tools/bpftool
 date=$(date -u +%FT%TZ)
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+rev=${BENCH_REV:-$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)}
 
 netpair_init tsqbench || { echo "bench/observe.sh: $why" >&2; exit 1; }
 trap netpair_cleanup EXIT
@@ -94,6 +94,30 @@ run() {
 		  bulk: pick($b), lat: pick($l), rr_ms: $rr}' <<<"$frame")"
 }
 
+# percall REP: ns per call of the programs under 8 flows, from the
+# kernel's own stats.
+percall() {
+	local first client tp
+	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t "$secs" -P 8 -i 0
+	client=${pids[-1]}
+	# Programs loaded from here on are this tsqctl's (bpftool here lists
+	# no pids).
+	first=$("$bpftool" -j prog show | jq '[.[].id] | max + 1')
+	nsenter --net=/run/netns/"$snd" "$tsqctl" top -i "$((secs - 2))" -n 1 >/dev/null &
+	tp=$!
+	sleep "$((secs - 3))"
+	"$bpftool" -j prog show >"$t/progs"
+	wait "$tp" "$client"
+	# The iterator's runs are not counted.
+	jq -c --argjson first "$first" --argjson rep "$1" '.[] |
+		select(.name | startswith("observe_")) | select(.id >= $first and .run_cnt > 0) |
+		{prog: .name, rep: $rep, calls: .run_cnt,
+		 ns_per_call: (.run_time_ns / .run_cnt | floor)}' "$t/progs" |
+		while read -r p; do emit observe_prog "$p"; done
+}
+stats=no
+[ -x "$bpftool" ] && sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null && stats=yes
+
 configs=(stock global)
 [ "$fq_codel" = yes ] && configs+=(fq_codel) ||
 	emit observe "$(jq -nc '{config: "fq_codel", unavailable: "this kernel has no fq_codel"}')"
@@ -105,24 +129,9 @@ for rep in $(seq "$reps"); do
 		done
 		config_off "$cfg"
 	done
+	if [ "$stats" = yes ]; then
+		sysctl -qw kernel.bpf_stats_enabled=1
+		percall "$rep"
+		sysctl -qw kernel.bpf_stats_enabled=0
+	fi
 done
-
-# Per-call cost of the programs under 8 flows, from the kernel's own stats.
-if [ -x "$bpftool" ] && sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null; then
-	spawn bulk "$snd" iperf3 -c 198.18.0.2 -p 5201 -t "$secs" -P 8 -i 0
-	client=${pids[-1]}
-	# Programs loaded from here on are this tsqctl's (bpftool here lists
-	# no pids).
-	first=$("$bpftool" -j prog show | jq '[.[].id] | max + 1')
-	nsenter --net=/run/netns/"$snd" "$tsqctl" top -i "$((secs - 2))" -n 1 >/dev/null &
-	tp=$!
-	sleep "$((secs - 3))"
-	"$bpftool" -j prog show >"$t/progs"
-	wait "$tp" "$client"
-	sysctl -qw kernel.bpf_stats_enabled=0
-	# The iterator's runs are not counted.
-	jq -c --argjson first "$first" '.[] |
-		select(.name | startswith("observe_")) | select(.id >= $first and .run_cnt > 0) |
-		{prog: .name, calls: .run_cnt, ns_per_call: (.run_time_ns / .run_cnt | floor)}' "$t/progs" |
-		while read -r p; do emit observe_prog "$p"; done
-fi

@@ -40,7 +40,7 @@ mkdir "$dir"
 "$out/scale_maps" setup "$dir" "$n"
 total=$(find "$mnt" -type d | wc -l)
 date=$(date -u +%FT%TZ)
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+rev=${BENCH_REV:-$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)}
 
 # run CMD: one JSON line with its wall time and how many cgroups it listed.
 run() {

@@ -27,11 +27,12 @@
 #                    connect a netns
 # In dev, the fq_codel configurations are stock, budget and limit again
 # and do not run; dev runs the configurations its verdicts need (the
-# rate limit-us multiplies, against stock and pacing). 100 flows run
-# under budget 64k, the issue's case for many sockets. Budget runs record
+# rate limit-us multiplies, against stock and pacing). Budget runs record
 # pkt_max, the largest skb TCP handed to the device (bpftrace), the "one
-# packet" of the budget's bounds. One JSON object per run goes to
-# $BENCH_OUT/scenarios.jsonl.
+# packet" of the budget's bounds. A load is CC:FLOWS, or CC:FLOWS:BUDGET for a budget of
+# its own (issue 23's 100 flows under 64k). One JSON object per run goes
+# to $BENCH_OUT/scenarios.jsonl, with the budget its scenario's budget
+# configurations set (bytes) and the guest's CPUs beside what it measured.
 . "$(dirname "$0")/../tests/vm/lib.sh"
 . "$(dirname "$0")/lib.sh"
 
@@ -40,7 +41,7 @@ secs=$BENCH_SECS
 reps=$BENCH_REPS
 rates=${BENCH_RATES:-100mbit dev}
 delays=${BENCH_DELAYS:-0}
-declare -A LOADS=([100mbit]="cubic:1 cubic:8 bbr:8 cubic:100" [dev]="cubic:8 bbr:8")
+declare -A LOADS=([100mbit]="cubic:1 cubic:8 bbr:8 cubic:100:64k" [dev]="cubic:8 bbr:8")
 all_configs=(${BENCH_CONFIGS:-stock global limit budget limit-us fq_codel fq_codel+budget
 	     pacing netns-sysctl})
 dev_configs=${BENCH_DEV_CONFIGS:-stock budget limit-us limit-us-delivered pacing}
@@ -117,28 +118,10 @@ config_on() {
 	*)
 		case $1 in
 		*limit) "$TSQCTL" set /bulk limit "${LIM[$rate]}" tso "${LIM[$rate]}" ;;
-		*budget) "$TSQCTL" set /bulk budget "$(budget_of "$flows")" ;;
+		*budget) "$TSQCTL" set /bulk budget "$budget" ;;
 		limit-us) "$TSQCTL" set /bulk limit-us 1000 ;;
 		limit-us-delivered) "$TSQCTL" set /bulk limit-us 1000 rate delivered ;;
 		esac ;;
-	esac
-}
-
-# The budget for a load: 64k for 100 flows and more, else the rate's.
-budget_of() {
-	if [ "$1" -ge 100 ] && [ -z "${BENCH_BUDGET:-}" ]; then
-		echo 64k
-	else
-		echo "${BUDGET[$rate]}"
-	fi
-}
-
-# bytes_of SIZE: 32k as 32768 (KiB, as tsqctl reads sizes).
-bytes_of() {
-	case $1 in
-	*k) echo $(( ${1%k} << 10 )) ;;
-	*m) echo $(( ${1%m} << 20 )) ;;
-	*) echo "$1" ;;
 	esac
 }
 
@@ -166,8 +149,10 @@ throttles() {
 	"$TSQCTL" -j stats | jq '[.[] | select(.cgroup == "/bulk") | .throttles] | add // 0'
 }
 
-# The device's bytes (BQL inflight, third column of the samples), peak
-# and mean after the first second; null without BQL.
+# The device's bytes (BQL inflight, third column of the samples) as the
+# qdisc's are taken: the peak over the whole run, slow start included (a
+# bound holds from the first packet), the mean after the first second;
+# null without BQL.
 dev_bytes() {
 	awk 'NR == 1 && $3 < 0 { print "null null"; bad = 1; exit }
 	     $1 >= 1000 { s += $3; n++ } $3 > m { m = $3 }
@@ -187,13 +172,10 @@ pace_bps() {
 }
 
 run_one() {
-	local name=$1 cfg=$2 cc=${load%%:*} flows=${load##*:} ping rr c0 c1 t0 t1
-	local p50 p99 pmax r50 r99 rmax dpeak dmean pkt=null budget=null args=()
+	local name=$1 cfg=$2 ping rr c0 c1 t0 t1
+	local p50 p99 pmax r50 r99 rmax dpeak dmean pkt=null args=()
 	config_on "$cfg" || { echo "bench: $cfg on $name failed" >&2; config_off "$cfg"; return 1; }
-	if [[ $cfg == *budget ]]; then
-		budget=$(bytes_of "$(budget_of "$flows")")
-		pktmax_begin
-	fi
+	[[ $cfg != *budget ]] || pktmax_begin
 	[ "$cfg" != pacing ] || args=(--fq-rate "$(pace_bps "$flows")")
 	t0=$(throttles)
 	(echo $BASHPID >$cgr/lat/cgroup.procs
@@ -217,19 +199,20 @@ run_one() {
 	read -r dpeak dmean < <(dev_bytes "$name")
 	jq -cn --arg rate "$rate" --argjson delay "$delay" --arg cc "$cc" \
 		--argjson flows "$flows" --arg config "$cfg" --argjson rep "$rep" \
+		--argjson budget "$(numfmt --from=iec "${budget^^}")" --argjson cpus "$(nproc)" \
+		--argjson pkt "${pkt:-null}" \
 		--argjson peak "$(peak "$name")" --argjson mean "$(mean "$name" 1000)" \
 		--argjson dev_peak "$dpeak" --argjson dev_mean "$dmean" \
 		--argjson goodput "$(goodput "$name")" \
-		--argjson pkt "${pkt:-null}" --argjson budget "$budget" \
 		--argjson ping "[$p50,$p99,$pmax]" --argjson rr "[${r50:-null},${r99:-null},${rmax:-null}]" \
 		--argjson cpu "[${c0},${c1}]" --argjson t0 "$t0" --argjson t1 "$t1" \
 		--slurpfile iperf "$TMP/$name.json" \
 		'$iperf[0].end as $e |
 		 [$e.streams[].receiver.bytes] as $b |
 		 {rate: $rate, delay_ms: $delay, cc: $cc, flows: $flows, config: $config,
-		  rep: $rep, peak: $peak, mean: $mean, dev_peak: $dev_peak, dev_mean: $dev_mean,
+		  rep: $rep, budget: $budget, cpus: $cpus, pkt_max: $pkt,
+		  peak: $peak, mean: $mean, dev_peak: $dev_peak, dev_mean: $dev_mean,
 		  goodput_mbps: $goodput, ping_ms: $ping, rr_ms: $rr,
-		  budget: $budget, pkt_max: $pkt,
 		  flow_rtt_ms: (([$e.streams[].sender.mean_rtt // empty] | add / length / 1000)? // null),
 		  jain: (if ($b | length) > 0 and ($b | map(. * .) | add) > 0
 			 then ($b | add) * ($b | add) / (($b | length) * ($b | map(. * .) | add))
@@ -265,9 +248,11 @@ for rate in $rates; do
 				netem delay "${delay}ms" limit 100000
 		fi
 		for load in ${BENCH_LOADS:-${LOADS[$rate]:-cubic:8}}; do
+			IFS=: read -r cc flows budget <<<"$load"
+			budget=${budget:-${BUDGET[$rate]}}
 			if [ "$rate" = dev ]; then
 				# What the VM reaches with this load, for pacing.
-				CC=${load%%:*} CG=$cgr/bulk flow warm "$secs" "${load##*:}"
+				CC=$cc CG=$cgr/bulk flow warm "$secs" "$flows"
 				DEV_MBIT=$(goodput warm)
 				log "dev: $load reaches $DEV_MBIT Mbit/s"
 			fi
@@ -275,7 +260,7 @@ for rate in $rates; do
 				n=${#configs[@]}
 				for i in $(seq 0 $((n - 1))); do
 					cfg=${configs[$(( (i + rep - 1) % n ))]}
-					name="$rate-$delay-${load/:/-}-$cfg-$rep"
+					name="$rate-$delay-${load//:/-}-$cfg-$rep"
 					run_one "$name" "$cfg" && total=$((total + 1))
 					rm -f "$TMP/$name".*
 				done
