@@ -91,14 +91,15 @@ else
 fi
 # Added lines of kernel code: not the documentation nor the selftests
 # (their own patches). v3 moved the policy into the socket and added
-# groups: about 1,000 lines, most of them net/ipv4/tcp_tsq.c.
+# groups, whose test for room reserves the skb's bytes: about 1,100
+# lines, most of them net/ipv4/tcp_tsq.c.
 code=$(for p in "${patches[@]}"; do
 	awk '/^diff --git/ { skip = ($3 ~ /^a\/(Documentation|tools)\//) }
 	     /^\+/ && !/^\+\+\+/ && !skip { n++ } END { print n + 0 }' "$p"
 done | paste -sd+ | bc)
 all=$(cat "${patches[@]}" | grep '^+' | grep -vc '^+++')
-if [ "$code" -le 1100 ]; then
+if [ "$code" -le 1150 ]; then
 	echo "PASS: series adds $code lines of kernel code, $((all - code)) of tests and documentation"
 else
-	echo "FAIL: series adds $code lines of kernel code, over 1100"
+	echo "FAIL: series adds $code lines of kernel code, over 1150"
 fi
