@@ -64051,6 +64051,7 @@ struct tcp_tsq {
 	u32 tso;
 	struct tcp_tsq_group *group;
 	u32 charged;
+	u32 reserved;
 	u32 need;
 	spinlock_t lock;
 	struct list_head wait;
