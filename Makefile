@@ -74,7 +74,7 @@ TEST_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
 PROGS := $(OUTPUT)/tsqctl $(OUTPUT)/tsqd $(OUTPUT)/tsq-kube
 TEST_PROGS := $(OUTPUT)/hook_test $(OUTPUT)/qdisc_backlog $(OUTPUT)/rrprobe \
 	      $(OUTPUT)/stallwatch $(OUTPUT)/scale_maps \
-	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies
+	      $(OUTPUT)/mapfill $(OUTPUT)/tsqd_policies $(OUTPUT)/scope_tool
 TSQ_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 vpath %.bpf.c bpf tests/bpf
@@ -175,6 +175,7 @@ SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 $(LIBTSQ_BPF_OBJS) $(TSQCTL_OBJS) $(TSQD_OBJS) $(SCALE_MAPS_OBJS): | $(SKELS) tools
 $(HOOK_TEST_OBJS) $(STALLWATCH_OBJS): | $(TEST_SKELS) tools
 $(call obj,tests/host/mapfill.c): | tools
+$(call obj,tests/host/scope_tool.c): | $(SKELS) tools
 $(call obj,tests/host/tsqd_policies.c): USER_INCLUDES += -Iuser/tsqd -I.
 $(call obj,tests/host/tsqd_policies.c): | $(SKELS) tools
 $(HOOK_TEST_OBJS): USER_INCLUDES += -Itests/bpf
@@ -241,6 +242,11 @@ $(OUTPUT)/scale_maps: $(SCALE_MAPS_OBJS) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 $(OUTPUT)/tsqd_policies: $(call obj,tests/host/tsqd_policies.c user/tsqd/policies.c \
 			   user/tsqd/metrics.c) \
 			 $(LIBTSQ_BPF) $(LIBTSQ) | tools
+	$(call msg,LD,$@)
+	$(Q)$(link)
+
+# The sync scope map, entry by entry (test_scope.sh, t_scope.sh).
+$(OUTPUT)/scope_tool: $(call obj,tests/host/scope_tool.c) $(LIBTSQ_BPF) $(LIBTSQ) | tools
 	$(call msg,LD,$@)
 	$(Q)$(link)
 

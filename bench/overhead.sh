@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The cost of the hook, run inside the VM by bench/run. Since v3 no BPF
 # program runs per packet: the policy program runs once per connection
-# (tcp_tsq_ops established) and once per socket on a policy change (the
-# policy_sync iterator). Measured, BENCH_REPS samples each:
+# (tcp_tsq_ops established) and once per socket of the changed cgroup's
+# subtree on a policy change (the policy_sync iterator, which skips the
+# others). Measured, BENCH_REPS samples each:
 #  - throughput on the unconstrained virtio path (no TBF), tsq detached
 #    and attached with a budget that never binds, alternating;
 #  - BPF run time per call (kernel.bpf_stats_enabled) of the established

@@ -11,7 +11,10 @@
  * nothing here runs per packet. The policy is resolved once per
  * connection, when it is established (policy_established, the
  * tcp_tsq_ops callback), and again for the running connections after a
- * change (policy_sync, an iter/tcp program that user space runs).
+ * change (policy_sync, an iter/tcp program that user space runs). A
+ * sync visits only the subtrees of the cgroups that changed, as its
+ * process's tsq_sync_scope entry names them: a socket elsewhere is
+ * skipped with a few reads, no walk of its chain.
  *
  * What a policy sets, per socket:
  *   limit     TSQ byte limit;
@@ -83,6 +86,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tsq_map_full);
 } tsq_map_full SEC(".maps");
+
+/* The scope of each process's policy_sync runs: include/tsq.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TSQ_SYNC_RUNS);
+	__type(key, __u32);
+	__type(value, struct tsq_sync_scope);
+} tsq_sync_scope SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tsq_sync_count);
+} tsq_sync_count SEC(".maps");
 
 struct tsq_sk {
 	__u64 cgid;		/* cgroup whose policy applies, 0: none */
@@ -227,13 +245,80 @@ void BPF_PROG(policy_established, struct sock *sk)
 	apply((struct sock_common *)sk, (struct tcp_sock *)sk);
 }
 
+/* The level of scope i's cgroup, found on its first use: user space
+ * cannot tell it (a cgroup namespace hides the levels above its root).
+ */
+static int scope_level(struct tsq_sync_scope *sc, __u32 i)
+{
+	struct cgroup *cg;
+
+	if (sc->level[i] != TSQ_SCOPE_LEVEL_UNKNOWN)
+		return sc->level[i];
+	cg = bpf_cgroup_from_id(sc->cgid[i]);
+	sc->level[i] = cg ? cg->level : TSQ_SCOPE_LEVEL_GONE;
+	if (cg)
+		bpf_cgroup_release(cg);
+	return sc->level[i];
+}
+
+/* Is the socket in the subtree of one of the scope's cgroups? One
+ * ancestor a scope, at that cgroup's level: no walk of the chain.
+ */
+static bool in_scope(const struct sock *sk, struct tsq_sync_scope *sc)
+{
+	struct cgroup *cg, *anc;
+	__u32 i, nr = sc->nr;
+	bool in = false;
+	int level;
+
+	cg = bpf_cgroup_from_id(sk_cgid(sk));
+	/* Its cgroup is removed: resolve() finds no policy, as before. */
+	if (!cg)
+		return true;
+	bpf_for(i, 0, nr) {
+		if (i >= TSQ_SYNC_SCOPES)
+			break;
+		level = scope_level(sc, i);
+		/* A removed scope cgroup: its sockets cannot be told. */
+		if (level < 0) {
+			in = true;
+			break;
+		}
+		if (level > cg->level)
+			continue;
+		anc = bpf_cgroup_ancestor(cg, level);
+		if (!anc)
+			continue;
+		in = anc->kn->id == sc->cgid[i];
+		bpf_cgroup_release(anc);
+		if (in)
+			break;
+	}
+	bpf_cgroup_release(cg);
+	return in;
+}
+
+/* /proc/PID/stat's start time of the running process, in USER_HZ (100)
+ * ticks, as user space wrote it in its scope entry.
+ */
+static __u64 current_start(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->group_leader->start_boottime / (1000000000 / 100);
+}
+
 /* Running connections, after a policy change: user space runs this
- * iterator (tsq_bump_gen()) in each netns it syncs.
+ * iterator (tsq_bump_gen()) in each netns it syncs, within the scope
+ * its process set (tsq_scope_begin()), or over every socket.
  */
 SEC("iter/tcp")
 int policy_sync(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	struct tsq_sync_scope *sc;
+	struct tsq_sync_count *n;
 	struct tcp_sock *tp;
 
 	if (!skc)
@@ -248,6 +333,18 @@ int policy_sync(struct bpf_iter__tcp *ctx)
 	default:
 		return 0;
 	}
+	sc = bpf_map_lookup_elem(&tsq_sync_scope, &tgid);
+	/* Another process's, left by one gone with the same pid: not ours. */
+	if (sc && sc->start != current_start())
+		sc = NULL;
+	n = bpf_map_lookup_elem(&tsq_sync_count, &zero);
+	if (sc && !in_scope(&tp->inet_conn.icsk_inet.sk, sc)) {
+		if (n)
+			n->skipped++;
+		return 0;
+	}
+	if (n)
+		n->synced++;
 	/* bpf_tcp_tsq_set() wants the trusted pointer, not the helper's. */
 	apply(skc, tp);
 	return 0;

@@ -37,6 +37,36 @@ struct tsq_map_full {
 	__u64 socks;
 };
 
+/* tsq_sync_scope map, key: the tgid (as the init pid namespace numbers
+ * it) of a process running policy_sync: the cgroups whose subtrees its
+ * runs visit. A policy comes from a socket's own cgroup or an ancestor,
+ * so a change at X can only matter to the sockets of X's subtree; the
+ * others are skipped before their cgroup chain is walked. A process with
+ * no entry syncs every socket: a full sync, and what older tsqctl and
+ * tsqd do. Each process sees its own entry only, so syncs running at
+ * once cannot hide each other's changes.
+ */
+#define TSQ_SYNC_SCOPES		16	/* cgroups a run; more: a full sync */
+#define TSQ_SYNC_RUNS		256	/* processes syncing at once; more: full syncs */
+#define TSQ_SCOPE_LEVEL_UNKNOWN	(-1)	/* user space's; policy_sync fills it in */
+#define TSQ_SCOPE_LEVEL_GONE	(-2)	/* no such cgroup (now): every socket */
+
+struct tsq_sync_scope {
+	__u64 start;		/* the process's start time, /proc/PID/stat's */
+	__u32 nr;		/* cgroups in cgid[] */
+	__u32 pad;
+	__u64 cgid[TSQ_SYNC_SCOPES];
+	__s32 level[TSQ_SYNC_SCOPES];	/* in the hierarchy, root 0 */
+};
+
+/* tsq_sync_count map, one per-CPU entry: the sockets policy_sync gave
+ * their policy again, and those it skipped as out of its run's scope.
+ */
+struct tsq_sync_count {
+	__u64 synced;
+	__u64 skipped;
+};
+
 struct tsq_policy {
 	__u32 flags;		/* TSQ_POLICY_* */
 	__u32 limit;

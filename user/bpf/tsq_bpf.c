@@ -48,6 +48,8 @@ static const struct pin {
 	MAP(TSQ_PIN_STATS, tsq_stats),		/* per-CPU struct tsq_stats by cgroup id */
 	MAP(TSQ_PIN_SOCKS, tsq_cgrp_socks),	/* struct tsq_cgrp_socks by cgroup id */
 	MAP(TSQ_PIN_FULL, tsq_map_full),	/* per-CPU struct tsq_map_full */
+	MAP(TSQ_PIN_SCOPE, tsq_sync_scope),	/* struct tsq_sync_scope by pid */
+	MAP(TSQ_PIN_SYNC_COUNT, tsq_sync_count),	/* per-CPU struct tsq_sync_count */
 	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
 	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
 	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */

@@ -20,6 +20,8 @@
 #define TSQ_PIN_FULL		"full"
 #define TSQ_PIN_SYNC		"sync"
 #define TSQ_PIN_QUEUED		"queued"
+#define TSQ_PIN_SCOPE		"scope"
+#define TSQ_PIN_SYNC_COUNT	"sync_count"
 
 /* The running kernel has the tcp_tsq_ops hook (BTF probe). */
 bool tsq_hook_present(void);

@@ -9,6 +9,7 @@
 #include "tsqctl.h"
 #include "tsq_bpf.h"
 #include "tsq_netns.h"
+#include "tsq_scope.h"
 #include "cgroup.h"
 #include "policy.h"
 #include "print.h"
@@ -81,20 +82,27 @@ static int check_room(const struct tsqctl_ctx *c, int map, int cg, const char *p
 	return 0;
 }
 
-/* After a change on path: the established sockets of this netns and of
- * the cgroup's processes' network namespaces (a pod's) get their
- * cgroup's policy again (policy_sync), or stock TSQ. Entering another
- * netns takes CAP_SYS_ADMIN; without it, those connections keep what
- * they had and new ones get the policy, as this says.
+/* After a change on path (cgroup id): the established sockets of its
+ * subtree in this netns and in the cgroup's processes' network
+ * namespaces (a pod's) get their cgroup's policy again (policy_sync), or
+ * stock TSQ; no other socket can be affected, and none other is visited
+ * (tsq_scope.h; without a scope, all are). Entering another netns takes
+ * CAP_SYS_ADMIN; without it, those connections keep what they had and
+ * new ones get the policy, as this says.
  */
-static int changed(const struct tsqctl_ctx *c, const char *verb, char *path)
+static int changed(const struct tsqctl_ctx *c, const char *verb, char *path, __u64 id)
 {
 	struct tsq_netns_sync st;
-	int ret = tsq_bump_gen();
+	int ret;
 
-	if (ret)
+	tsq_scope_begin(&id, 1);
+	ret = tsq_bump_gen();
+	if (ret) {
+		tsq_scope_end();
 		return tsqctl_failed(ret, verb);
+	}
 	ret = tsq_sync_cgroup_netns(c->mount, &path, 1, &st);
+	tsq_scope_end();
 	if (!ret && st.failed)
 		ret = st.err;
 	if (ret)
@@ -108,6 +116,7 @@ int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 	struct tsq_policy p = {};
 	char path[4096], err[256];
 	int cg, map, ret;
+	__u64 id;
 
 	if (argc < 3)
 		return usage_error("usage: tsqctl set CGROUP|UNIT [limit SIZE] [limit-us USEC [rate pacing|delivered]] [tso SIZE] [budget SIZE]");
@@ -123,17 +132,19 @@ int tsqctl_set(const struct tsqctl_ctx *c, int argc, char **argv)
 		return ret;
 	}
 	ret = bpf_map_update_elem(map, &cg, &p, BPF_ANY) ? -errno : 0;
+	id = tsq_cgroup_id(cg);
 	close(cg);
 	close(map);
 	if (ret)
 		return tsqctl_failed(ret, "set");
-	return changed(c, "set", path);
+	return changed(c, "set", path, id);
 }
 
 int tsqctl_unset(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	char path[4096];
 	int cg, map, ret;
+	__u64 id;
 
 	if (argc != 1)
 		return usage_error("usage: tsqctl unset CGROUP|UNIT");
@@ -141,13 +152,14 @@ int tsqctl_unset(const struct tsqctl_ctx *c, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = bpf_map_delete_elem(map, &cg) ? -errno : 0;
+	id = tsq_cgroup_id(cg);
 	close(cg);
 	close(map);
 	if (ret == -ENOENT)
 		return usage_error("%s has no policy", path);
 	if (ret)
 		return tsqctl_failed(ret, "unset");
-	return changed(c, "unset", path);
+	return changed(c, "unset", path, id);
 }
 
 static void show_one(int fd, const char *path, int depth, void *arg)

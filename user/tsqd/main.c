@@ -33,6 +33,7 @@
 
 #include "tsq_bpf.h"
 #include "tsq_netns.h"
+#include "tsq_scope.h"
 #include "tsq_report.h"
 #include "tsq_observe.h"
 #include "cgroup.h"
@@ -65,6 +66,7 @@ enum { EV_SIGNAL, EV_CONF, EV_CGROUP, EV_SOON, EV_TICK, EV_HTTP, EV_LINK, EV_ASK
 struct daemon {
 	int ep, sig, conf_in, cg_in, soon, tick, link, policy;
 	bool reload, sync;
+	int scope_err;		/* the last tsq_scope_begin() said */
 	long long settle_end;	/* CLOCK_MONOTONIC ms; 0: nothing waits */
 	struct http_server *http;
 	struct policies ps;
@@ -226,9 +228,11 @@ static void watch_conf(struct daemon *d)
 	inotify_add_watch(d->conf_in, conf_dir, ev);
 }
 
-/* Once per batch of map changes: every bump makes every socket resolve
- * again, and opts the established sockets of tsqd's netns in or out; the
- * changed cgroups' own network namespaces (pods) get the same.
+/* Once per batch of map changes: the established sockets of tsqd's
+ * netns in the changed cgroups' subtrees resolve their policy again, and
+ * so do those of the changed cgroups' own network namespaces (pods). A
+ * batch whose every change was noted with its cgroup is scoped to those
+ * cgroups (tsq_scope.h); any other visits every socket.
  */
 static void changed(struct daemon *d, int n)
 {
@@ -236,9 +240,18 @@ static void changed(struct daemon *d, int n)
 	long long t0;
 	int err;
 
-	if (n > 0 && tsq_bump_gen())
+	if (n <= 0)
+		goto out;
+	err = d->ps.changed_lost || d->ps.nr_changed < (size_t)n ? -EINVAL :
+	      tsq_scope_begin(d->ps.changed_ids, d->ps.nr_changed);
+	/* Many cgroups at once is no news; anything else is, once. */
+	if (err && err != -E2BIG && err != -EINVAL && err != d->scope_err)
+		log_info("policy syncs visit every socket: %s", tsq_scope_why(err));
+	if (err != -E2BIG && err != -EINVAL)
+		d->scope_err = err;
+	if (tsq_bump_gen())
 		log_info("could not bump the policy generation: sockets keep their cached policy");
-	if (n <= 0 || !d->ps.nr_changed)
+	if (!d->ps.nr_changed)
 		goto out;
 	t0 = now_ms();
 	err = tsq_sync_cgroup_netns(mount_point, d->ps.changed, d->ps.nr_changed, &st);
@@ -252,6 +265,7 @@ static void changed(struct daemon *d, int n)
 			 st.failed ? strerror(-st.err) : "",
 			 st.skipped ? "; more than the limit skipped" : "");
 out:
+	tsq_scope_end();
 	policies_changed_clear(&d->ps);
 }
 

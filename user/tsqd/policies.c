@@ -61,8 +61,11 @@ void policies_changed_clear(struct policies *ps)
 	for (size_t i = 0; i < ps->nr_changed; i++)
 		free(ps->changed[i]);
 	free(ps->changed);
+	free(ps->changed_ids);
 	ps->changed = NULL;
+	ps->changed_ids = NULL;
 	ps->nr_changed = 0;
+	ps->changed_lost = false;
 }
 
 void policies_free(struct policies *ps)
@@ -76,18 +79,24 @@ void policies_free(struct policies *ps)
 }
 
 /* Best effort: without memory, a pod's running connections wait for
- * their next connect, as they did before tsqd looked into pods.
+ * their next connect, as they did before tsqd looked into pods, and the
+ * sync of tsqd's own netns visits every socket (changed_lost).
  */
-static void note_changed(struct policies *ps, const char *path)
+static void note_changed(struct policies *ps, const char *path, __u64 id)
 {
 	char **v = realloc(ps->changed, (ps->nr_changed + 1) * sizeof(*v));
+	__u64 *ids;
 
-	if (!v)
+	if (v)
+		ps->changed = v;
+	ids = v ? realloc(ps->changed_ids, (ps->nr_changed + 1) * sizeof(*ids)) : NULL;
+	if (ids)
+		ps->changed_ids = ids;
+	if (ids && id && (v[ps->nr_changed] = strdup(path))) {
+		ids[ps->nr_changed++] = id;
 		return;
-	ps->changed = v;
-	v[ps->nr_changed] = strdup(path);
-	if (v[ps->nr_changed])
-		ps->nr_changed++;
+	}
+	ps->changed_lost = true;
 }
 
 /* Remove the policy tsqd gave e's cgroup, if that cgroup is still there
@@ -102,7 +111,7 @@ static int unapply(struct policies *ps, const struct entry *e)
 		return 0;
 	if (tsq_cgroup_id(fd) == e->cgid && !bpf_map_lookup_elem(ps->map, &fd, &cur) &&
 	    !memcmp(&cur, &e->pol, sizeof(cur)) && !bpf_map_delete_elem(ps->map, &fd)) {
-		note_changed(ps, e->path);
+		note_changed(ps, e->path, e->cgid);
 		ret = 1;
 	}
 	close(fd);
@@ -264,6 +273,7 @@ static void squat_one(int fd, const char *path, int depth, void *arg)
 		return;
 	log_info("%s: policy taken off %s: not the unit's cgroup (%s is)", c->e->target, path,
 		 c->keep);
+	note_changed(c->ps, path, tsq_cgroup_id(fd));
 	c->removed++;
 }
 
@@ -489,7 +499,7 @@ static int sync_one(struct policies *ps, struct entry *e)
 		return moved;
 	}
 	log_info("%s: policy applied to %s", e->target, path);
-	note_changed(ps, path);
+	note_changed(ps, path, id);
 	free(e->path);
 	e->path = strdup(path);
 	e->cgid = e->path ? id : 0;

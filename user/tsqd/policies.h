@@ -37,7 +37,9 @@ struct policies {
 	 * need a policy_sync of their own (tsq_netns.h).
 	 */
 	char **changed;
+	__u64 *changed_ids;	/* their ids, for the sync's scope */
 	size_t nr_changed;
+	bool changed_lost;	/* one not noted (no memory): sync all */
 	long used;		/* cgroups with a policy; -1: not counted yet */
 	unsigned int room;	/* how many the per-cgroup maps hold */
 	int systemd_failed;	/* the last systemctl's -errno, said once */
