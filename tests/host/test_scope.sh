@@ -40,19 +40,24 @@ ok "pinned: scope map, hash of 256, u32 key, 208-B value, mode 600" \
 ok "pinned: sync_count map" '[ -e /sys/fs/bpf/tsq/sync_count ]' "$(ls /sys/fs/bpf/tsq)"
 
 # hold: begin, then end on a line of stdin.
+# Once bash reaps a coproc it closes its fds and unsets H and H_PID,
+# which a loaded machine does before the last read: a copy of the read
+# end (a copy of the write end would keep its stdin open), and numbers.
 coproc H { exec "$out/scope_tool" hold "$root/c1" "$root/c2"; }
-read -r w rc <&"${H[0]}"
+h_pid=$H_PID h_out=${H[1]}
+exec {h_in}<&"${H[0]}"
+read -r w rc <&"$h_in"
 l=$("$out/scope_tool" list)
 ok "begin: 0" '[ "$w $rc" = "begin 0" ]' "$w $rc"
-want="$H_PID $(awk '{ print $22 }' /proc/$H_PID/stat) 2 $(id "$root/c1"):-1 $(id "$root/c2"):-1"
+want="$h_pid $(awk '{ print $22 }' /proc/$h_pid/stat) 2 $(id "$root/c1"):-1 $(id "$root/c2"):-1"
 ok "begin: one entry, pid, start time, the two cgroups, levels unknown" '[ "$l" = "$want" ]' \
 	"list [$l] want [$want]"
-echo end >&"${H[1]}"
-read -r w <&"${H[0]}"
+echo end >&"$h_out"
+read -r w <&"$h_in"
 l=$("$out/scope_tool" list)
 ok "end: no entry left" '[ "$w" = end ] && [ -z "$l" ]' "$w [$l]"
-exec {H[1]}>&-
-wait "$H_PID"
+exec {h_out}>&- {h_in}<&-
+wait "$h_pid"
 
 r=$("$out/scope_tool" hold $(printf "$root/c%d " $(seq 17)) </dev/null)
 ok "17 cgroups, more than TSQ_SYNC_SCOPES: -E2BIG, no entry" \
@@ -67,7 +72,9 @@ ok "another pid namespace: -EPERM, no entry" \
 # with a start time not its own (a reused pid); and a live holder's.
 sleep 100 </dev/null & live=$!
 coproc L { exec "$out/scope_tool" hold "$root/c5"; }
-read -r _ <&"${L[0]}"
+l_pid=$L_PID l_out=${L[1]}
+exec {l_in}<&"${L[0]}"
+read -r _ <&"$l_in"
 # (bash warns of a second coproc while the first runs: it is meant.)
 { coproc K { exec "$out/scope_tool" hold "$root/c3"; }; } 2>/dev/null
 read -r _ <&"${K[0]}"
@@ -84,9 +91,9 @@ ok "stale: the killed holder's entry stays after its death" \
 r=$("$out/scope_tool" hold "$root/c6" </dev/null)
 after=$("$out/scope_tool" list | awk '{ print $1 }' | sort -n | tr '\n' ' ')
 ok "stale: the next begin prunes the killed holder's and the reused pid's, keeps the live one's" \
-	'[ "$r" = "begin 0" ] && [ "$after" = "$L_PID " ]' "begin [$r] before [$before] after [$after]"
-exec {L[1]}>&-
-wait "$L_PID"
+	'[ "$r" = "begin 0" ] && [ "$after" = "$l_pid " ]' "begin [$r] before [$before] after [$after]"
+exec {l_out}>&- {l_in}<&-
+wait "$l_pid"
 ok "stale: prune of an empty map: 0" '[ "$("$out/scope_tool" prune)" = 0 ]' ""
 
 # Full: every slot a live process's, as its own entry would be.
