@@ -347,6 +347,8 @@ def overhead_md(ov, meta):
                  f"target >= 0.98 at the worst pair: {verdict(r and r['min'] >= 0.98, r and r['n'])}.\n")
     if ov["percall"]:
         L.append(percall_md(ov["percall"]))
+    if ov.get("percall_parts"):
+        L.append(percall_parts_md(ov["percall_parts"]))
     if ov.get("sync"):
         L.append(sync_md(ov["sync"]))
     if ov["tsqd"]:
@@ -380,6 +382,19 @@ def percall_md(pc):
                 vs += ", reference"
         L.append(f"| {p['program']} | {p['policies']} | {p['prog']} | {p['n']} | "
                  f"{fmt(p['calls'], 0)} | {fmt(p['ns_per_call'], 0)} | {vs} |")
+    return "\n".join(L) + "\n"
+
+
+def percall_parts_md(parts):
+    L = ["Where the policy program's time goes: each part is one row's median ns per call less "
+         "another's (fixed-budget: tsq_fixed joining a group; policy-limit: one policy, a limit "
+         "alone, no group). A difference of medians, not a measurement of its own: parts within "
+         "the rows' spread are noise.\n",
+         "| part | row less row | ns per call | x empty's median |",
+         "|---|---|---|---|"]
+    for p in parts:
+        ve = f"{p['vs_empty']:.2f}x" if p["vs_empty"] is not None else "n/a"
+        L.append(f"| {p['part']} | {p['row']} less {p['ref']} | {p['ns']:,.0f} | {ve} |")
     return "\n".join(L) + "\n"
 
 

@@ -339,6 +339,31 @@ def percall(rows):
     return out
 
 
+# Where the established callback's time goes: each part is the difference
+# of two rows' medians (name, row, the row it is measured against).
+PERCALL_PARTS = [
+    ("the kfunc that sets a limit", ("fixed", 0), ("empty", 0)),
+    ("the kernel's group join", ("fixed-budget", 0), ("fixed", 0)),
+    ("the policy's lookup and the socket's storage (BPF)", ("policy-limit", 1), ("fixed", 0)),
+    ("all of it, with a budget", ("policy", 1), ("empty", 0)),
+]
+
+
+def percall_parts(pc):
+    """The parts of PERCALL_PARTS whose two rows were both measured, in
+    ns per call (medians) and as a multiple of empty's median."""
+    med = {(p["program"], p["policies"]): p["ns_per_call"]["median"]
+           for p in pc if p["ns_per_call"]}
+    empty = med.get(("empty", 0))
+    out = []
+    for name, row, ref in PERCALL_PARTS:
+        if row in med and ref in med:
+            d = med[row] - med[ref]
+            out.append({"part": name, "row": "-".join(map(str, row)), "ref": "-".join(map(str, ref)),
+                        "ns": d, "vs_empty": d / empty if empty else None})
+    return out
+
+
 def sync(rows):
     """A policy change with many established sockets, by policy count:
     tsqctl set's wall and CPU time, policy_sync's ns per socket it
@@ -368,6 +393,7 @@ def overhead(rows):
             "attached_mbps": spread(good(r) for r in unc["attached"]),
             "ratio": spread(pair_ratios(unc["attached"], unc["detached"], good))}
     out["percall"] = percall(rows)
+    out["percall_parts"] = percall_parts(out["percall"])
     out["sync"] = sync(rows)
     idle = defaultdict(list)
     for r in rows:
