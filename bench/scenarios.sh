@@ -191,7 +191,11 @@ run_one() {
 	esac
 	c1=$(cpu_now)
 	wait "$ping" "$rr"
-	[[ $cfg != *budget ]] || pkt=$(pktmax_end)
+	if [[ $cfg == *budget ]]; then
+		pktmax_end
+		pkt=$PKTMAX
+		[ -n "$pkt" ] || echo "# pktmax: bpftrace said: $(pktmax_said)" >&2
+	fi
 	t1=$(throttles)
 	config_off "$cfg"
 	read -r p50 p99 pmax < <(ping_stats "$TMP/ping")

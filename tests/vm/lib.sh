@@ -158,7 +158,9 @@ wpeak() {
 
 # pktmax_begin, then pktmax_end: the largest skb truesize that TCP handed
 # to a device meanwhile (bpftrace on net_dev_queue), in bytes: the "one
-# packet" of the bounds.
+# packet" of the bounds, in PKTMAX ("" without a result). pktmax_end runs
+# in the shell that started bpftrace, not in $(...): a subshell cannot
+# wait for it, and would read the file before bpftrace wrote its map.
 pktmax_begin() {
 	bpftrace -e 'tracepoint:net:net_dev_queue
 		{ @m = max(((struct sk_buff *)args->skbaddr)->truesize); }' \
@@ -173,10 +175,10 @@ pktmax_begin() {
 pktmax_end() {
 	kill -INT "$PKTMAX_PID"
 	wait "$PKTMAX_PID"
-	sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax"
-	grep -q '^@m: ' "$TMP/pktmax" ||
-		echo "# pktmax: bpftrace said: $(head -c 300 "$TMP/pktmax" | tr '\n' ' ')" >&2
+	PKTMAX=$(sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax")
 }
+# What bpftrace printed, on one line: why there is no PKTMAX.
+pktmax_said() { head -c 300 "$TMP/pktmax" | tr '\n' ' '; }
 
 # peak NAME [FROM_MS [TO_MS]]: the largest backlog sampled in the window.
 peak() {

@@ -69,13 +69,14 @@ stats_pid=$!
 CG=$cgr/bulk measure budget 8 8
 # Not a bare wait: bpftrace runs until pktmax_end.
 wait "$PROBE_PID" "$stats_pid"
-pkt=$(pktmax_end)
+pktmax_end
+pkt=$PKTMAX
 # bpftrace may not attach in time under TCG: then the largest skb the
 # policy lets TCP build, a TSO packet of budget/4 (tsq_cgroup's
 # policy_tso()) and an skb's overhead beyond its payload (1,280 B at most
 # on x86_64; 8,200 B measured under budget 32k), logged as such.
 skb_of() { echo $(( $1 / 4 + 1280 )); }
-[ -n "$pkt" ] || { pkt=$(skb_of 32768); log "no bpftrace result: one skb taken as $pkt B"; }
+[ -n "$pkt" ] || { pkt=$(skb_of 32768); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 report budget
 bound=$((32768 + ncpu * pkt))
 log "budget 32k, $ncpu cpus, largest skb $pkt B: target $bound B;" \
@@ -98,10 +99,11 @@ check "stats: group throttles counted" 't > 0' \
 "$TSQCTL" set /bulk budget 64k || fail "tsqctl set /bulk budget 64k"
 pktmax_begin
 CG=$cgr/bulk measure many 8 100
-pkt=$(pktmax_end)
+pktmax_end
+pkt=$PKTMAX
 # bpftrace may not start in time beside 100 flows under TCG: then the
 # 8 flows' largest skb, logged as such.
-[ -n "$pkt" ] || { pkt=$(skb_of 65536); log "no bpftrace result: one skb taken as $pkt B"; }
+[ -n "$pkt" ] || { pkt=$(skb_of 65536); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 bound=$((65536 + ncpu * pkt))
 log "many: $(wpeak many) B in queues at most (qdisc $(peak many) B)," \
 	"$(goodput many) Mbit/s"
@@ -116,8 +118,9 @@ check "budget 64k, 100 flows: the flows moved data" 'g > 1' g="$(goodput many)"
 "$TSQCTL" set /bulk budget 32k || fail "tsqctl set /bulk budget 32k"
 pktmax_begin
 CG=$cgr/bulk measure one 8 1
-pkt=$(pktmax_end)
-[ -n "$pkt" ] || { pkt=$(skb_of 32768); log "no bpftrace result: one skb taken as $pkt B"; }
+pktmax_end
+pkt=$PKTMAX
+[ -n "$pkt" ] || { pkt=$(skb_of 32768); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 log "one: $(wpeak one) B in queues at most (qdisc $(peak one) B)," \
 	"$(goodput one) Mbit/s, largest skb $pkt B"
 check "budget 32k, 1 socket: qdisc backlog <= 32 KiB + one skb" \
