@@ -12,6 +12,7 @@
 #   stock            hook detached, 6.12 defaults
 #   limit            tsqctl set /bulk limit L tso L
 #   budget           tsqctl set /bulk budget B
+#   budget-tsoT      tsqctl set /bulk budget B tso T (T a size: 16k)
 #   limit-us         tsqctl set /bulk limit-us 1000
 #   limit-us-delivered  the same at the lower of the pacing and the
 #                    delivery rate (rate delivered)
@@ -119,6 +120,7 @@ config_on() {
 		case $1 in
 		*limit) "$TSQCTL" set /bulk limit "${LIM[$rate]}" tso "${LIM[$rate]}" ;;
 		*budget) "$TSQCTL" set /bulk budget "$budget" ;;
+		budget-tso*) "$TSQCTL" set /bulk budget "$budget" tso "${1#budget-tso}" ;;
 		limit-us) "$TSQCTL" set /bulk limit-us 1000 ;;
 		limit-us-delivered) "$TSQCTL" set /bulk limit-us 1000 rate delivered ;;
 		esac ;;
@@ -175,7 +177,7 @@ run_one() {
 	local name=$1 cfg=$2 ping rr c0 c1 t0 t1
 	local p50 p99 pmax r50 r99 rmax dpeak dmean pkt=null args=()
 	config_on "$cfg" || { echo "bench: $cfg on $name failed" >&2; config_off "$cfg"; return 1; }
-	[[ $cfg != *budget ]] || pktmax_begin
+	[[ $cfg != *budget* ]] || pktmax_begin
 	[ "$cfg" != pacing ] || args=(--fq-rate "$(pace_bps "$flows")")
 	t0=$(throttles)
 	(echo $BASHPID >$cgr/lat/cgroup.procs
@@ -191,7 +193,7 @@ run_one() {
 	esac
 	c1=$(cpu_now)
 	wait "$ping" "$rr"
-	if [[ $cfg == *budget ]]; then
+	if [[ $cfg == *budget* ]]; then
 		pktmax_end
 		pkt=$PKTMAX
 		[ -n "$pkt" ] || echo "# pktmax: bpftrace said: $(pktmax_said)" >&2
