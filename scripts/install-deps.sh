@@ -14,6 +14,7 @@ pkgs=(
 	linux-source-6.12		# the guest kernel source
 	build-essential bc bison flex cpio kmod libelf-dev libssl-dev
 	dwarves				# pahole, for the kernel's BTF
+	rsync				# the selftests' Makefile copies its extras with it
 	clang-19 llvm-19		# BPF objects
 	libclang-rt-19-dev		# libFuzzer for the parser fuzzers
 	zlib1g-dev libcap-dev		# libbpf and bpftool from tools/
