@@ -30,7 +30,7 @@ for set in "$@"; do
 	case $set in
 	bench) pkgs+=(python3 python3-matplotlib) ;;
 	deb) pkgs+=(dpkg-dev debhelper fakeroot lintian python3) ;;
-	kernel-deb) pkgs+=(linux-config-6.12 dpkg-dev debhelper rsync xz-utils) ;;
+	kernel-deb) pkgs+=(linux-config-6.12 dpkg-dev debhelper xz-utils) ;;
 	kernel-boot) pkgs+=(initramfs-tools zstd) ;;
 	*) echo "install-deps: what is \"$set\"?" >&2; exit 1 ;;
 	esac
