@@ -19,11 +19,11 @@ import json
 import sys
 from pathlib import Path
 
-from report_data import (ASSUMED_CPUS, CONFIGS, GOODPUT_KEEP, KIB, MIN_REPS, PERCALL_CONNS,
-                         PERCALL_MAX_VS_EMPTY, RATE_MBIT, RATE_ORDER, SHOWN, SKB_OVERHEAD,
-                         SKBS_PER_CPU, USER_HZ, choices, default_budget,
-                         group, load, med, minutes, observe, overhead, run_meta, scale, scenarios,
-                         size_label, targets, zerocost)
+from report_data import (ASSUMED_CPUS, CONFIGS, GOODPUT_KEEP, KIB, LIMIT_US_GOODPUT,
+                         LIMIT_US_JAIN, MIN_REPS, PERCALL_CONNS, PERCALL_MAX_VS_EMPTY, RATE_MBIT,
+                         RATE_ORDER, SHOWN, SKB_OVERHEAD, SKBS_PER_CPU, USER_HZ, choices,
+                         default_budget, group, limit_us_targets, load, med, minutes, observe,
+                         overhead, run_meta, scale, scenarios, size_label, targets, zerocost)
 
 
 def fmt(s, digits=1, factor=1.0):
@@ -79,7 +79,7 @@ def warnings(meta, parts):
 
 # numbers.json: every number by a name the README can cite.
 
-def numbers(meta, agg, tg, ov, zc, sc, ob):
+def numbers(meta, agg, tg, lu, ov, zc, sc, ob):
     N = {}
 
     def put(name, v, count=True):
@@ -105,6 +105,10 @@ def numbers(meta, agg, tg, ov, zc, sc, ob):
         for k in ("n", "peak_kib", "peak_median_kib", "pkt_kib", "pkts", "bound_kib", "margin_kib",
                   "goodput", "ping_p50_vs_stock"):
             put(f"target.{t['name']}.{k}", t.get(k))
+    for t in lu:
+        put(f"target.{t['config']}.n", t["n"])
+        put(f"target.{t['config']}.goodput", t["goodput"])
+        put(f"target.{t['config']}.jain", t["jain"])
     if ov:
         for k, v in ov.get("unconstrained", {}).items():
             put(f"overhead.{k}", v)
@@ -192,7 +196,7 @@ def runs_md(meta, parts):
     return "\n".join(L) + "\n"
 
 
-def markdown(meta, agg, tg, ov, zc, sc, ob, parts, has_plot):
+def markdown(meta, agg, tg, lu, ov, zc, sc, ob, parts, has_plot):
     L = ["# tsq bench results\n"]
     scen = run_meta(meta, "scenarios")
     L.append(f"`make bench` on {meta.get('host_cpus', '?')} host CPUs ({meta.get('host_cpu', '?')}), "
@@ -208,6 +212,7 @@ def markdown(meta, agg, tg, ov, zc, sc, ob, parts, has_plot):
     if agg:
         L.append(when_md(choices(agg)))
         L.append(targets_md(tg, meta))
+        L.append(limit_us_md(lu))
         L.append(scenarios_md(agg, scen))
         if has_plot:
             L.append("![latency](latency.png)\n")
@@ -314,6 +319,29 @@ def targets_md(tg, meta):
     if "cpus" in notes:
         L.append(f"\nSending CPUs: these rows have no `cpus`; taken as {ASSUMED_CPUS}, run-vm's "
                  "default.")
+    return "\n".join(L) + "\n"
+
+
+def limit_us_md(lu):
+    L = ["## limit-us target\n",
+         "Issue 23's: at the device bottleneck (`dev`), 8 bbr flows under `limit-us 1000` keep "
+         f"at least {LIMIT_US_GOODPUT} of stock's goodput, paired per repetition, and a Jain "
+         f"index of at least {LIMIT_US_JAIN}. Met if both hold at the worst repetition; "
+         "the verdict from the medians is beside it.\n",
+         "| rate limit-us takes | n | goodput / stock, worst (median) | Jain, worst (median) | "
+         "verdict |",
+         "|---|---|---|---|---|"]
+    for t in lu:
+        g, j = t["goodput"], t["jain"]
+        if "met" not in t:
+            L.append(f"| {t['config']} | {t['n']} | not measured: no dev bbr x8 rows with stock "
+                     "and Jain | | | n/a |")
+            continue
+        v = verdict(t["met"], t["n"])
+        if not t["met"]:
+            v += "; " + verdict(t["met_median"], median=True)
+        L.append(f"| {t['config']} | {t['n']} | {g['min']:.2f} ({g['median']:.2f}) | "
+                 f"{j['min']:.2f} ({j['median']:.2f}) | {v} |")
     return "\n".join(L) + "\n"
 
 
@@ -544,18 +572,19 @@ def main():
     groups = group(parts.get("scenarios", []), meta)
     agg = scenarios(groups, meta)
     tg = targets(groups, meta) if agg else []
+    lu = limit_us_targets(groups, meta) if agg else []
     ov = overhead(parts["overhead"]) if "overhead" in parts else None
     zc = zerocost(parts.get("zerocost", []))
     sc = scale(parts.get("scale", []))
     ob = observe(parts.get("observe", []))
     has_plot = bool(agg) and not args.no_plot and plot(agg, out / "latency.png")
     (out / "results.json").write_text(json.dumps(
-        {"meta": meta, "scenarios": agg, "targets": tg, "choices": choices(agg),
+        {"meta": meta, "scenarios": agg, "targets": tg, "limit_us_targets": lu, "choices": choices(agg),
          "overhead": ov, "zerocost": zc, "scale": sc, "observe": ob},
         indent=1, default=list) + "\n")
     (out / "numbers.json").write_text(json.dumps(
-        numbers(meta, agg, tg, ov, zc, sc, ob), indent=1, sort_keys=True) + "\n")
-    (out / "results.md").write_text(markdown(meta, agg, tg, ov, zc, sc, ob, parts, has_plot))
+        numbers(meta, agg, tg, lu, ov, zc, sc, ob), indent=1, sort_keys=True) + "\n")
+    (out / "results.md").write_text(markdown(meta, agg, tg, lu, ov, zc, sc, ob, parts, has_plot))
     if agg:
         (out / "headline.md").write_text(headline(meta, agg))
     print(f"report: {out}/results.md")

@@ -244,6 +244,35 @@ def targets(groups, meta):
     return res
 
 
+# Issue 23's limit-us target: at the device bottleneck (no TBF), 8 bbr
+# flows under limit-us 1000 keep LIMIT_US_GOODPUT of stock's goodput,
+# paired per repetition, and a Jain index of LIMIT_US_JAIN.
+LIMIT_US_SCENARIO = ("dev", 0, "bbr", 8)
+LIMIT_US_CONFIGS = ["limit-us", "limit-us-delivered"]
+LIMIT_US_GOODPUT = 0.9
+LIMIT_US_JAIN = 0.9
+
+
+def limit_us_targets(groups, meta):
+    """The limit-us target per rate limit-us takes, at the worst
+    repetition and, apart, at the median."""
+    rate = LIMIT_US_SCENARIO[0]
+    cfgs = groups.get(LIMIT_US_SCENARIO + (default_budget(meta, rate),), {})
+    stock = cfgs.get("stock", [])
+    res = []
+    for cfg in LIMIT_US_CONFIGS:
+        rs = cfgs.get(cfg, [])
+        t = {"config": cfg, "n": len(rs),
+             "goodput": spread(pair_ratios(rs, stock, METRICS["goodput_mbps"])),
+             "jain": spread(METRICS["jain"](r) for r in rs)}
+        g, j = t["goodput"], t["jain"]
+        if g and j:
+            t["met"] = g["min"] >= LIMIT_US_GOODPUT and j["min"] >= LIMIT_US_JAIN
+            t["met_median"] = g["median"] >= LIMIT_US_GOODPUT and j["median"] >= LIMIT_US_JAIN
+        res.append(t)
+    return res
+
+
 def choices(agg):
     """Per scenario, doing nothing (stock), tsq's best and the best
     alternative: the lowest /lat ping p50 among the configurations that

@@ -9,7 +9,8 @@
 # and a dirty tree's warning; ns per call of the established callback
 # against the empty program's, judged at the median with the worst pair
 # shown; a policy change's times, ns per socket and sockets visited;
-# tsqd idle over the rows' window; KiB as the one unit of sizes.
+# tsqd idle over the rows' window; the limit-us target at the worst
+# repetition, the median's verdict beside it; KiB as the one unit of sizes.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
@@ -45,6 +46,12 @@ for rep in range(1, 6):
     row("dev", "cubic", 1, "stock", rep, 900.0, 3000000, 0.80, 5.0)
     row("dev", "cubic", 1, "budget", rep, 900.0, 100000, 1.00, 5.0)
     row("dev", "cubic", 1, "global", rep, 900.0, 60000, 0.85, 3.0)
+    # limit-us at dev, 8 bbr: one slow repetition (500/700) and Jain
+    # 0.95; delivered 0.97 of stock with Jain 0.85 in one repetition.
+    row("dev", "bbr", 8, "stock", rep, 700.0, 3000000, 3.0, 20.0)
+    row("dev", "bbr", 8, "limit-us", rep, 500.0 if rep == 3 else 690.0, 300000, 3.0, 10.0, jain=0.95)
+    row("dev", "bbr", 8, "limit-us-delivered", rep, 680.0, 300000, 3.0, 10.0,
+        jain=0.85 if rep == 1 else 0.99)
 for rep in range(1, 4):
     row("100mbit", "cubic", 1, "stock", rep, 90.0, 130000, 12.0, 16.0)
     row("100mbit", "cubic", 1, "budget", rep, 92.0, 40000, 2.0, 4.0)
@@ -129,6 +136,14 @@ if grep -q '^| 100 cubic, budget 64k | 0 | not measured' "$md"; then
 	pass "the 100-flow target without its load says not measured"
 else
 	fail "the 100-flow target: $(grep '^| 100 cubic' "$md")"
+fi
+lu() { grep "^| $1 | " "$md"; }
+if lu limit-us | grep -q '^| limit-us | 5 | 0.71 (0.99) | 0.95 (0.95) | not met; met at the median |$' &&
+   lu limit-us-delivered | grep -q '^| limit-us-delivered | 5 | 0.97 (0.97) | 0.85 (0.99) | not met; met at the median |$' &&
+   [ "$(num target.limit-us.goodput.min)" = 0.714286 ] && [ "$(num target.limit-us-delivered.jain.min)" = 0.85 ]; then
+	pass "limit-us target: goodput (500/700) or Jain (0.85) under 0.9 at the worst repetition fails it"
+else
+	fail "limit-us target rows: $(lu limit-us) $(lu limit-us-delivered)"
 fi
 choice() { jq -r --arg s "$1" ".choices[] | select(.scenario == \$s) | $2" "$tmp/res/results.json"; }
 v=$(choice "dev +0 ms cubic x1" .verdict)
