@@ -259,12 +259,15 @@ def limit_us_targets(groups, meta):
     rate = LIMIT_US_SCENARIO[0]
     cfgs = groups.get(LIMIT_US_SCENARIO + (default_budget(meta, rate),), {})
     stock = cfgs.get("stock", [])
+    # The noise a pair carries: stock's slowest repetition over its fastest.
+    sg = [r["goodput_mbps"] for r in stock]
+    noise = min(sg) / max(sg) if sg and max(sg) > 0 else None
     res = []
     for cfg in LIMIT_US_CONFIGS:
         rs = cfgs.get(cfg, [])
         t = {"config": cfg, "n": len(rs),
              "goodput": spread(pair_ratios(rs, stock, METRICS["goodput_mbps"])),
-             "jain": spread(METRICS["jain"](r) for r in rs)}
+             "jain": spread(METRICS["jain"](r) for r in rs), "stock_noise": noise}
         g, j = t["goodput"], t["jain"]
         if g and j:
             t["met"] = g["min"] >= LIMIT_US_GOODPUT and j["min"] >= LIMIT_US_JAIN

@@ -47,8 +47,9 @@ for rep in range(1, 6):
     row("dev", "cubic", 1, "budget", rep, 900.0, 100000, 1.00, 5.0)
     row("dev", "cubic", 1, "global", rep, 900.0, 60000, 0.85, 3.0)
     # limit-us at dev, 8 bbr: one slow repetition (500/700) and Jain
-    # 0.95; delivered 0.97 of stock with Jain 0.85 in one repetition.
-    row("dev", "bbr", 8, "stock", rep, 700.0, 3000000, 3.0, 20.0)
+    # 0.95; delivered 0.97 of stock with Jain 0.85 in one repetition;
+    # stock's own slowest repetition 560/700 of its fastest.
+    row("dev", "bbr", 8, "stock", rep, 560.0 if rep == 4 else 700.0, 3000000, 3.0, 20.0)
     row("dev", "bbr", 8, "limit-us", rep, 500.0 if rep == 3 else 690.0, 300000, 3.0, 10.0, jain=0.95)
     row("dev", "bbr", 8, "limit-us-delivered", rep, 680.0, 300000, 3.0, 10.0,
         jain=0.85 if rep == 1 else 0.99)
@@ -138,10 +139,10 @@ else
 	fail "the 100-flow target: $(grep '^| 100 cubic' "$md")"
 fi
 lu() { grep "^| $1 | " "$md"; }
-if lu limit-us | grep -q '^| limit-us | 5 | 0.71 (0.99) | 0.95 (0.95) | not met; met at the median |$' &&
-   lu limit-us-delivered | grep -q '^| limit-us-delivered | 5 | 0.97 (0.97) | 0.85 (0.99) | not met; met at the median |$' &&
+if lu limit-us | grep -q '^| limit-us | 5 | 0.71 (0.99) | 0.95 (0.95) | 0.80 | not met; met at the median |$' &&
+   lu limit-us-delivered | grep -q '^| limit-us-delivered | 5 | 0.97 (0.97) | 0.85 (0.99) | 0.80 | not met; met at the median |$' &&
    [ "$(num target.limit-us.goodput.min)" = 0.714286 ] && [ "$(num target.limit-us-delivered.jain.min)" = 0.85 ]; then
-	pass "limit-us target: goodput (500/700) or Jain (0.85) under 0.9 at the worst repetition fails it"
+	pass "limit-us target: goodput (500/700) or Jain (0.85) under 0.9 at the worst repetition fails it; stock's own spread (560/700) shown"
 else
 	fail "limit-us target rows: $(lu limit-us) $(lu limit-us-delivered)"
 fi
