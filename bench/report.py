@@ -119,6 +119,9 @@ def numbers(meta, agg, tg, lu, ov, zc, sc, ob):
             put(f"{name}.calls", p["calls"])
             put(f"{name}.vs_empty", p.get("vs_empty"))
             put(f"{name}.vs_empty_median", p.get("vs_empty_median"))
+        for p in ov.get("percall_parts", []):
+            put(f"overhead.part.{p['row']}.less.{p['ref']}.ns", p["ns"])
+            put(f"overhead.part.{p['row']}.less.{p['ref']}.vs_empty", p["vs_empty"])
         for r in ov.get("sync", []):
             for k in ("wall_ms", "cpu_ms", "ns_per_socket", "visited"):
                 put(f"overhead.sync.{r['policies']}.{k}", r[k])

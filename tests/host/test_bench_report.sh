@@ -163,6 +163,9 @@ is "ns per call: 5 samples of 2,000 calls; 1.4x empty's median, the worst pair 2
 	-v m="$(num overhead.percall.policy.1.policy_established.ns)" \
 	-v r="$(num overhead.percall.policy.1.policy_established.vs_empty_median)" \
 	-v w="$(num overhead.percall.policy.1.policy_established.vs_empty.max)"
+is "numbers.json names the parts: fixed less empty 30 ns (0.3x), policy less empty 40 ns" \
+	'f == 30 && r == 0.3 && p == 40' -v f="$(num overhead.part.fixed-0.less.empty-0.ns)" \
+	-v r="$(num overhead.part.fixed-0.less.empty-0.vs_empty)" -v p="$(num overhead.part.policy-1.less.empty-0.ns)"
 if grep -q '^| policy | 1 | policy_established | 5 | 2000 (2000-2000) | 140 (120-200) | 1.40x, worst pair 2.00x, met at the median |$' "$md"; then
 	pass "per call: 1.5x judged at the median (1.4x met) though the worst pair (2x) is over it"
 else
