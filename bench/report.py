@@ -74,6 +74,10 @@ def warnings(meta, parts):
             L.append(f"- {part}: the tree changed while it ran ({', '.join(sorted(revs))}).")
         if r.get("start") and not r.get("end"):
             L.append(f"- {part}: started {r['start']} and did not finish; its rows are partial.")
+    kernels = {x.get("kernel") for x in parts.get("zerocost", [])}
+    if parts.get("zerocost") and kernels != {"stock", "patched"}:
+        L.append(f"- zerocost: rows for {', '.join(sorted(map(str, kernels)))} only: no "
+                 "comparison, so no zero-cost section.")
     return L
 
 

@@ -7,8 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 
 out=$BENCH_OUT/zerocost.jsonl
-kernel=stock
-grep -qw tcp_tsq_ops_enabled /proc/kallsyms && kernel=patched
+# bench/run says which kernel it booted; the kernel's own symbols must
+# agree, or a renamed symbol would file both kernels under one name.
+kernel=${BENCH_KERNEL:?bench/run sets BENCH_KERNEL}
+booted=stock
+grep -qw tcp_tsq_enabled /proc/kallsyms && booted=patched
+[ "$booted" = "$kernel" ] ||
+	{ echo "zerocost: bench/run booted the $kernel kernel, but it has ${booted}'s symbols" >&2; exit 1; }
 [ ! -e /sys/fs/bpf/tsq/link ] || { echo "zerocost: a tcp_tsq_ops is attached" >&2; exit 1; }
 mkdir -p /sys/fs/cgroup/bulk
 iperf_server

@@ -10,7 +10,8 @@
 # against the empty program's, judged at the median with the worst pair
 # shown; a policy change's times, ns per socket and sockets visited;
 # tsqd idle over the rows' window; the limit-us target at the worst
-# repetition, the median's verdict beside it; KiB as the one unit of sizes.
+# repetition, the median's verdict beside it; zero cost with one
+# kernel's rows warned about; KiB as the one unit of sizes.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
@@ -218,6 +219,20 @@ if grep -q '^- scenarios: measured on a tree with uncommitted changes (BENCH_DIR
 	pass "a part measured on a dirty tree is warned about, a clean one not"
 else
 	fail "the dirty-tree warning: $(grep '^- ' "$md" | tr '\n' ' ')"
+fi
+# Zero cost with one kernel's rows only (both boots filed as stock):
+# said, not shown as a comparison.
+mkdir -p "$tmp/zc/raw"
+cp "$tmp/res/raw/"* "$tmp/zc/raw/"
+for k in stock stock; do
+	echo "{\"kind\":\"zerocost\",\"kernel\":\"$k\",\"boot\":1,\"rep\":1,\"goodput_mbps\":800,\"bytes\":6e8,\"busy_jiffies\":1100,\"cpu_busy_pct\":90}"
+done >"$tmp/zc/raw/zerocost.jsonl"
+if /usr/bin/python3 "$top/bench/report.py" --no-plot "$tmp/zc" >/dev/null 2>&1 &&
+   grep -q '^- zerocost: rows for stock only: no comparison' "$tmp/zc/results.md" &&
+   ! grep -q '^## Zero cost' "$tmp/zc/results.md"; then
+	pass "zero cost with one kernel's rows only is warned about, not shown"
+else
+	fail "zero cost, one kernel: $(grep zerocost "$tmp/zc/results.md" | tr '\n' ' ')"
 fi
 if grep -q 'KiB' "$md" && ! grep -Eq '[0-9 ](KB|MB)\b' "$md" "$tmp/res/headline.md"; then
 	pass "sizes in KiB only, in results.md and headline.md"
