@@ -7,8 +7,8 @@
  * one; none means stock TSQ. Storage lives and dies with its cgroup, so a
  * removed cgroup cannot leave a stale policy behind.
  *
- * The kernel keeps a socket's policy in the socket (bpf_tcp_tsq_set()):
- * nothing here runs per packet. The policy is resolved once per
+ * The kernel keeps a socket's policy in the socket (bpf_tcp_tsq_set(),
+ * bpf_tcp_tsq_update()): nothing here runs per packet. The policy is resolved once per
  * connection, when it is established (policy_established, the
  * tcp_tsq_ops callback), and again for the running connections after a
  * change (policy_sync, an iter/tcp program that user space runs). A
@@ -54,6 +54,8 @@ void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
  */
 int bpf_tcp_tsq_set(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
 		    __u32 tsq__sz) __ksym __weak;
+int bpf_tcp_tsq_update(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
+		       __u32 tsq__sz) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
@@ -207,9 +209,12 @@ static __u32 policy_tso(const struct tsq_policy *p, __u32 mss)
 }
 
 /* Give the socket the policy of its cgroup, or stock TSQ without one.
- * skc is the pointer the kfunc trusts, tp the same socket to read.
+ * skc is the pointer the kfunc trusts, tp the same socket to read. A new
+ * connection gets it with bpf_tcp_tsq_set(); a running one, whose policy
+ * may have to become looser, with bpf_tcp_tsq_update(), which replaces
+ * it and which the kernel allows to iterators run with CAP_NET_ADMIN.
  */
-static int apply(struct sock_common *skc, struct tcp_sock *tp)
+static int apply(struct sock_common *skc, struct tcp_sock *tp, bool running)
 {
 	struct sock *sk = &tp->inet_conn.icsk_inet.sk;
 	struct bpf_tcp_tsq t = {};
@@ -235,6 +240,8 @@ static int apply(struct sock_common *skc, struct tcp_sock *tp)
 	s = bpf_sk_storage_get(&tsq_sk, tp, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (s)
 		s->cgid = cgid;
+	if (running)
+		return bpf_tcp_tsq_update(skc, &t, sizeof(t));
 	return bpf_tcp_tsq_set(skc, &t, sizeof(t));
 }
 
@@ -242,7 +249,7 @@ SEC("struct_ops")
 void BPF_PROG(policy_established, struct sock *sk)
 {
 	/* The kernel promotes sk to a tcp_sock for reads. */
-	apply((struct sock_common *)sk, (struct tcp_sock *)sk);
+	apply((struct sock_common *)sk, (struct tcp_sock *)sk, false);
 }
 
 /* The level of scope i's cgroup, found on its first use: user space
@@ -345,8 +352,8 @@ int policy_sync(struct bpf_iter__tcp *ctx)
 	}
 	if (n)
 		n->synced++;
-	/* bpf_tcp_tsq_set() wants the trusted pointer, not the helper's. */
-	apply(skc, tp);
+	/* The kfunc wants the trusted pointer, not the helper's. */
+	apply(skc, tp, true);
 	return 0;
 }
 

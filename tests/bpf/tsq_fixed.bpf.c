@@ -17,6 +17,8 @@ char _license[] SEC("license") = "GPL";
 
 int bpf_tcp_tsq_set(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
 		    __u32 tsq__sz) __ksym;
+int bpf_tcp_tsq_update(struct sock_common *skc, const struct bpf_tcp_tsq *tsq,
+		       __u32 tsq__sz) __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -40,11 +42,15 @@ static __always_inline void count(__u32 idx)
 		(*v)++;
 }
 
-static void apply(struct sock_common *skc)
+/* A new connection's policy (bpf_tcp_tsq_set()), or a running one's
+ * replaced (bpf_tcp_tsq_update()).
+ */
+static void apply(struct sock_common *skc, bool running)
 {
 	struct bpf_tcp_tsq t = {};
 	struct tsq_fixed_cfg *c;
 	__u32 zero = 0;
+	int err;
 
 	c = bpf_map_lookup_elem(&tsq_fixed_cfg, &zero);
 	if (!c)
@@ -55,13 +61,17 @@ static void apply(struct sock_common *skc)
 		t.budget = c->budget;
 		t.group = TSQ_FIXED_GROUP;
 	}
-	count(bpf_tcp_tsq_set(skc, &t, sizeof(t)) ? TSQ_FIXED_SET_ERR : TSQ_FIXED_SET);
+	if (running)
+		err = bpf_tcp_tsq_update(skc, &t, sizeof(t));
+	else
+		err = bpf_tcp_tsq_set(skc, &t, sizeof(t));
+	count(err ? TSQ_FIXED_SET_ERR : TSQ_FIXED_SET);
 }
 
 SEC("struct_ops")
 void BPF_PROG(fixed_established, struct sock *sk)
 {
-	apply((struct sock_common *)sk);
+	apply((struct sock_common *)sk, false);
 }
 
 SEC("iter/tcp")
@@ -70,7 +80,7 @@ int fixed_sync(struct bpf_iter__tcp *ctx)
 	struct sock_common *skc = ctx->sk_common;
 
 	if (skc && skc->skc_state == TCP_ESTABLISHED)
-		apply(skc);
+		apply(skc, true);
 	return 0;
 }
 
