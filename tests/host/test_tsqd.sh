@@ -29,7 +29,7 @@ expect() {
 . "$top/tests/host/tsqd_private.sh"
 port=$((20000 + $$ % 20000))
 tsqd_private "$tsqd" "$port" "$t/log"
-if head -1 "$t/log" | grep -q '^tsqd: observation mode: this kernel has no tcp_tsq_ops hook'; then
+if head -1 "$t/log" | grep -q '^tsqd: observation mode: hook: no tcp_tsq_ops'; then
 	echo "PASS: no hook: observation mode, first log line: $(head -1 "$t/log")"
 else
 	echo "FAIL: no hook: log: $(head -c 300 "$t/log")"
@@ -54,6 +54,13 @@ if grep -qE "^tsqd: running, pid [0-9]+, observation mode" <<<"$st" &&
 else
 	echo "FAIL: tsqctl status: $(tr '\n' ';' <<<"$st")"
 fi
+# The host's kernel has neither hook: the probe says which, by name.
+ht=$("$tsqctl" -j status | jq -r '"\(.hook) \(.hook_type)"')
+if [ "$ht" = "false none" ] && grep -q '^hook: no tcp_tsq_ops or bpf_tcp_tsq_set()' <<<"$st"; then
+	echo "PASS: tsqctl status: the hook probe says none ($ht)"
+else
+	echo "FAIL: tsqctl status: hook $ht, $(grep '^hook:' <<<"$st")"
+fi
 kill "$pid"
 wait "$pid"
 rc=$?
@@ -71,7 +78,7 @@ expect "bad --listen port" 2 'bad port' "$tsqd" --listen 127.0.0.1:70000
 expect "bad --log-interval" 2 'want 0 to 86400' "$tsqd" --log-interval -5
 expect "stray argument" 2 'unexpected argument' "$tsqd" extra
 expect "tsqctl attach without the hook: refused, exit 1" 1 \
-	'^tsqctl: this kernel has no tcp_tsq_ops hook' "$tsqctl" attach
+	'^tsqctl: cannot attach: no tcp_tsq_ops' "$tsqctl" attach
 expect "tsqctl attach with an argument: exit 2" 2 'attach takes no arguments' \
 	"$tsqctl" attach x
 expect "tsqctl unknown verb: exit 2" 2 '^tsqctl: What is "frob"\?' "$tsqctl" frob

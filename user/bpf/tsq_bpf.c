@@ -74,16 +74,49 @@ static void pin_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", TSQ_PIN_DIR, name);
 }
 
-bool tsq_hook_present(void)
+enum tsq_hook tsq_hook_probe(void)
 {
+	enum tsq_hook hook = TSQ_HOOK_NONE;
 	struct btf *btf = btf__load_vmlinux_btf();
-	bool ok;
 
 	if (!btf)
-		return false;
-	ok = btf__find_by_name_kind(btf, "tcp_tsq_ops", BTF_KIND_STRUCT) > 0;
+		return TSQ_HOOK_NONE;
+	if (btf__find_by_name_kind(btf, "tcp_tsq_ops", BTF_KIND_STRUCT) > 0)
+		hook = TSQ_HOOK_TSQ_OPS;
+	else if (btf__find_by_name_kind(btf, "bpf_tcp_ops", BTF_KIND_STRUCT) > 0 &&
+		 btf__find_by_name_kind(btf, "bpf_tcp_tsq_set", BTF_KIND_FUNC) > 0)
+		hook = TSQ_HOOK_BPF_TCP_OPS;
 	btf__free(btf);
-	return ok;
+	return hook;
+}
+
+const char *tsq_hook_name(enum tsq_hook hook)
+{
+	switch (hook) {
+	case TSQ_HOOK_TSQ_OPS:
+		return "tcp_tsq_ops";
+	case TSQ_HOOK_BPF_TCP_OPS:
+		return "bpf_tcp_ops";
+	default:
+		return "none";
+	}
+}
+
+const char *tsq_hook_str(enum tsq_hook hook)
+{
+	switch (hook) {
+	case TSQ_HOOK_TSQ_OPS:
+		return "tcp_tsq_ops present";
+	case TSQ_HOOK_BPF_TCP_OPS:
+		return "bpf_tcp_ops with bpf_tcp_tsq_set(): tsq does not attach through it yet (kernel/README.md), observation only";
+	default:
+		return "no tcp_tsq_ops or bpf_tcp_tsq_set() in this kernel's BTF (kernel without the tsq series): observation only";
+	}
+}
+
+bool tsq_hook_present(void)
+{
+	return tsq_hook_probe() == TSQ_HOOK_TSQ_OPS;
 }
 
 int tsq_pin_dir_check(char *err, size_t errlen)

@@ -23,7 +23,22 @@
 #define TSQ_PIN_SCOPE		"scope"
 #define TSQ_PIN_SYNC_COUNT	"sync_count"
 
-/* The running kernel has the tcp_tsq_ops hook (BTF probe). */
+/* The hook through which the running kernel lets a program give a new
+ * connection its policy, from its BTF: the series' bridge tcp_tsq_ops,
+ * which tsq attaches to; bpf-next's bpf_tcp_ops with bpf_tcp_tsq_set(),
+ * which tsq cannot attach through yet; or none.
+ */
+enum tsq_hook {
+	TSQ_HOOK_NONE,
+	TSQ_HOOK_TSQ_OPS,
+	TSQ_HOOK_BPF_TCP_OPS,
+};
+
+enum tsq_hook tsq_hook_probe(void);
+/* The hook's name for JSON, and one line on it for people. */
+const char *tsq_hook_name(enum tsq_hook hook);
+const char *tsq_hook_str(enum tsq_hook hook);
+/* tsq can attach: the kernel has tcp_tsq_ops. */
 bool tsq_hook_present(void);
 
 /* Load tsq_cgroup, attach it and pin everything, holding TSQ_LOCK_FILE.

@@ -7,12 +7,14 @@
 
 int tsqctl_attach(const struct tsqctl_ctx *c, int argc, char **argv)
 {
+	enum tsq_hook hook;
 	int err;
 
 	if (argc)
 		return usage_error("attach takes no arguments");
-	if (!tsq_hook_present())
-		return runtime_error("this kernel has no tcp_tsq_ops hook (see kernel/README.md)");
+	hook = tsq_hook_probe();
+	if (hook != TSQ_HOOK_TSQ_OPS)
+		return runtime_error("cannot attach: %s", tsq_hook_str(hook));
 	err = tsq_attach();
 	if (err == -EEXIST)
 		return runtime_error("already attached (%s)", TSQ_PIN_DIR);

@@ -333,15 +333,15 @@ static void print_named_netns(struct doctor *d)
 /* The hook, and what tsq has pinned. */
 static void print_hook(void)
 {
-	bool hook = tsq_hook_present();
+	enum tsq_hook hook = tsq_hook_probe();
 	int fd = tsq_pinned(TSQ_PIN_LINK);
 	struct dirent *de;
 	bool first = true;
 	DIR *dir;
 
-	print_bool(PRINT_JSON, "hook", NULL, hook);
-	print_string(PRINT_FP, NULL, "tsq:\n  hook: %s\n", hook ? "tcp_tsq_ops present" :
-		     "no tcp_tsq_ops in this kernel's BTF: observation only (tsqctl top)");
+	print_bool(PRINT_JSON, "hook", NULL, hook == TSQ_HOOK_TSQ_OPS);
+	print_string(PRINT_JSON, "hook_type", NULL, tsq_hook_name(hook));
+	print_string(PRINT_FP, NULL, "tsq:\n  hook: %s\n", tsq_hook_str(hook));
 	print_bool(PRINT_JSON, "attached", NULL, fd >= 0);
 	print_string(PRINT_FP, NULL, "  attached: %s", fd >= 0 ? "yes" : "no");
 	print_uint(PRINT_JSON, "link_id", NULL, fd >= 0 ? tsq_link_id(fd) : 0);

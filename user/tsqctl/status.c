@@ -91,14 +91,15 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	char lob[32], cc[64], qd[64], why[512];
 	int fd, daemon;
-	bool hook, attached;
+	enum tsq_hook hook;
+	bool attached;
 	__u32 id = 0;
 
 	if (argc)
 		return usage_error("status takes no arguments");
 	fd = tsq_pinned(TSQ_PIN_LINK);
 	daemon = tsq_pidfile_owner(TSQ_PIDFILE, why, sizeof(why));
-	hook = tsq_hook_present();
+	hook = tsq_hook_probe();
 	attached = fd >= 0;
 	if (fd >= 0) {
 		id = tsq_link_id(fd);
@@ -109,9 +110,9 @@ int tsqctl_status(const struct tsqctl_ctx *c, int argc, char **argv)
 	tsqctl_read_line("/proc/sys/net/core/default_qdisc", qd, sizeof(qd));
 
 	open_json_object(NULL);
-	print_bool(PRINT_JSON, "hook", NULL, hook);
-	print_string(PRINT_FP, NULL, "hook: %s\n", hook ? "tcp_tsq_ops present" :
-		     "missing (kernel without the tsq series)");
+	print_bool(PRINT_JSON, "hook", NULL, hook == TSQ_HOOK_TSQ_OPS);
+	print_string(PRINT_JSON, "hook_type", NULL, tsq_hook_name(hook));
+	print_string(PRINT_FP, NULL, "hook: %s\n", tsq_hook_str(hook));
 	print_bool(PRINT_JSON, "attached", NULL, attached);
 	print_string(PRINT_FP, NULL, "attached: %s", attached ? TSQ_PIN_DIR : "no");
 	print_uint(PRINT_JSON, "link_id", NULL, id);

@@ -131,6 +131,7 @@ static void preflight(void)
 static int attach_or_adopt(void)
 {
 	char why[256] = "";
+	enum tsq_hook hook;
 	int fd, err;
 
 	err = tsq_pin_dir_check(why, sizeof(why));
@@ -142,13 +143,13 @@ static int attach_or_adopt(void)
 		return fd;
 	}
 	/* Only now: parsing the kernel's BTF is the slow part of a start. */
-	if (!tsq_hook_present()) {
+	hook = tsq_hook_probe();
+	if (hook != TSQ_HOOK_TSQ_OPS) {
 		observer = tsq_obs_open();
 		if (!observer)
 			die("observation mode: loading tsq_observe: %s", strerror(errno));
-		log_info("observation mode: this kernel has no tcp_tsq_ops hook (the tsq series "
-			 "is not applied), so policies are not applied; per-cgroup queues and "
-			 "delays are served");
+		log_info("observation mode: hook: %s; policies are not applied, per-cgroup "
+			 "queues and delays are served", tsq_hook_str(hook));
 		return -1;
 	}
 	err = tsq_attach();
