@@ -56,6 +56,7 @@
 
 static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
 static const char *listen_spec = TSQD_LISTEN_DEFAULT;
+static const char *token_file;	/* --metrics-token */
 static unsigned int log_interval = 60;
 static char mount_point[PATH_MAX];
 /* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
@@ -370,6 +371,51 @@ static int reload(struct daemon *d, bool starting)
 	return 0;
 }
 
+/*
+ * The bearer token scrapers must send (--metrics-token): the file's one
+ * line, 16 to TOKEN_MAX printable ASCII characters. A Kubernetes Secret
+ * mounts it behind a symbolic link, so links are followed. 0, or -errno
+ * with why in err; the token in force is changed only on success.
+ */
+#define TOKEN_MAX	4096
+static int load_token(struct http_server *http, char *err, size_t errlen)
+{
+	char buf[TOKEN_MAX + 2];
+	struct stat st;
+	ssize_t n = -1;
+	size_t len = 0;
+	bool ok;
+	int fd, ret;
+
+	fd = open(token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+		n = read(fd, buf, sizeof(buf) - 1);
+	else if (fd >= 0)
+		errno = EINVAL;
+	ret = n < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		snprintf(err, errlen, "--metrics-token %s: %s", token_file,
+			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
+		return ret;
+	}
+	len = n;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	ok = len >= 16 && len <= TOKEN_MAX;
+	for (size_t i = 0; i < len && ok; i++)
+		ok = buf[i] > ' ' && buf[i] <= '~';
+	ret = ok ? http_set_token(http, buf, len) : -EINVAL;
+	explicit_bzero(buf, sizeof(buf));
+	if (ret == -EINVAL)
+		snprintf(err, errlen, "--metrics-token %s: want one line of 16 to %d printable "
+			 "ASCII characters", token_file, TOKEN_MAX);
+	else if (ret)
+		snprintf(err, errlen, "--metrics-token %s: %s", token_file, strerror(-ret));
+	return ret;
+}
+
 static const char *serve(const char *path, FILE *body, void *ctx)
 {
 	struct daemon *d = ctx;
@@ -451,6 +497,10 @@ static int run(struct daemon *d)
 				if (read(d->sig, &si, sizeof(si)) != sizeof(si))
 					break;
 				if (si.ssi_signo == SIGHUP) {
+					char why[256];
+
+					if (token_file && load_token(d->http, why, sizeof(why)))
+						log_info("%s; keeping the token in force", why);
 					d->reload = true;
 					arm(d->soon, 1, 0);
 					break;
@@ -511,6 +561,8 @@ static void usage(FILE *f, int rc)
 		"  -c, --config FILE        main policy file (%s)\n"
 		"  -d, --config-dir DIR     *.conf read after it (%s)\n"
 		"  -l, --listen ADDR:PORT   statistics endpoint (%s), or none\n"
+		"  -t, --metrics-token FILE answer only requests bearing the token in FILE;\n"
+		"                           needed to listen on other than loopback\n"
 		"  -i, --log-interval SECS  summary line every SECS (60), 0: never\n"
 		"  -h, --help, -V, --version\n"
 		"See tsqd(8) and tsq.conf(5).\n",
@@ -524,6 +576,7 @@ static void parse_args(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "config-dir", required_argument, NULL, 'd' },
 		{ "listen", required_argument, NULL, 'l' },
+		{ "metrics-token", required_argument, NULL, 't' },
 		{ "log-interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -533,7 +586,7 @@ static void parse_args(int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:d:l:i:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:l:t:i:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			conf_file = optarg;
@@ -543,6 +596,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'l':
 			listen_spec = optarg;
+			break;
+		case 't':
+			token_file = optarg;
 			break;
 		case 'i':
 			errno = 0;
@@ -595,6 +651,20 @@ int main(int argc, char **argv)
 		}
 		if (!d.http)
 			die("%s", err);
+		/* Cgroup paths name pods and users, and each scrape walks
+		 * every socket: off loopback, only for those with the token.
+		 */
+		if (!token_file && !http_loopback(d.http)) {
+			fprintf(stderr, "tsqd: --listen %s is not a loopback address: anyone who "
+				"reaches it would read every cgroup's path; give --metrics-token "
+				"FILE too (tsqd(8))\n", listen_spec);
+			return 2;
+		}
+		if (token_file && load_token(d.http, err, sizeof(err)))
+			die("%s", err);
+	} else if (token_file) {
+		fprintf(stderr, "tsqd: --metrics-token without an endpoint (--listen none)\n");
+		return 2;
 	}
 	preflight();
 
@@ -649,6 +719,7 @@ loop:
 	status_line(&d, err, sizeof(err));
 	notify(err);
 	if (d.http)
-		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);
+		log_info("statistics on http://%s/metrics and /stats.json%s", listen_spec,
+			 token_file ? ", for bearers of the token" : "");
 	return run(&d);
 }
