@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -59,6 +60,8 @@ static const char *listen_spec = TSQD_LISTEN_DEFAULT;
 static const char *token_file;	/* --metrics-token */
 static unsigned int log_interval = 60;
 static char mount_point[PATH_MAX];
+/* Why there is no bpffs at /sys/fs/bpf to pin in; "": there is one. */
+static char no_bpffs[256];
 /* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
 static struct tsq_obs *observer;
 
@@ -110,8 +113,17 @@ static void preflight(void)
 		die("needs CAP_BPF and CAP_PERFMON (run as root, or see tsqd.service)");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		die("no kernel BTF at /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF=y needed)");
-	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC)
-		die("no bpffs at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)");
+	/* As bpftool does where it is missing; mode 0700, not bpffs' 1777,
+	 * so that nobody else can take TSQ_PIN_DIR's name first. Observation
+	 * mode pins nothing: only an attach needs it (attach_or_adopt()).
+	 */
+	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+			snprintf(no_bpffs, sizeof(no_bpffs), "no bpffs at /sys/fs/bpf, and "
+				 "mounting one failed: %s", strerror(errno));
+		else
+			log_info("mounted bpffs at /sys/fs/bpf, mode 0700");
+	}
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
@@ -134,10 +146,8 @@ static int attach_or_adopt(void)
 	char why[256] = "";
 	int fd, err;
 
-	err = tsq_pin_dir_check(why, sizeof(why));
-	if (err && err != -ENOENT)
-		die("%s", why);
-	fd = tsq_pinned(TSQ_PIN_LINK);
+	err = no_bpffs[0] ? -ENOENT : tsq_pin_dir_check(why, sizeof(why));
+	fd = err ? err : tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, tsq_link_id(fd));
 		return fd;
@@ -150,8 +160,17 @@ static int attach_or_adopt(void)
 		log_info("observation mode: this kernel has no tcp_tsq_ops hook (the tsq series "
 			 "is not applied), so policies are not applied; per-cgroup queues and "
 			 "delays are served");
+		/* Nothing is pinned in this mode: whatever is there is no matter. */
+		if (no_bpffs[0])
+			log_info("%s; observation mode pins nothing", no_bpffs);
+		else if (err && err != -ENOENT)
+			log_info("ignoring %s: observation mode pins nothing", TSQ_PIN_DIR);
 		return -1;
 	}
+	if (no_bpffs[0])
+		die("%s", no_bpffs);
+	if (err && err != -ENOENT)
+		die("%s", why);
 	err = tsq_attach();
 	/* Another tsqd or tsqctl attached since the look above. */
 	if (err == -EEXIST) {
