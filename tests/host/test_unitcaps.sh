@@ -9,7 +9,8 @@
 # and a delegated user could hide traffic that way. Also without
 # CAP_DAC_READ_SEARCH (which the unit's seccomp filter makes useless for
 # file handles anyway), and with a subtree its owner made mode 0700:
-# counted as unreadable without.
+# named with the unit's capabilities, counted as unreadable without.
+# tsqctl doctor names what tsqd runs without.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUTPUT:-$top/.output}
@@ -65,7 +66,8 @@ chown -R 65534:65534 "$base/priv"
 chmod 0700 "$base/priv"
 sleep 0.5
 
-# run NAME CAPSET: tsqd under CAPSET, its answers in $t/NAME.*.
+# run NAME CAPSET: tsqd under CAPSET, its answers in $t/NAME.*, and
+# tsqctl doctor's, with the unit's set too, while it runs.
 run() {
 	local name=$1 set=$2 port=$((20000 + ($$ + ${#1} * 7) % 20000))
 	unshare -m bash -c '
@@ -76,7 +78,8 @@ run() {
 		for _ in $(seq 100); do grep -q "statistics on" "$2.log" && break; sleep 0.1; done
 		curl -sf --max-time 20 "http://127.0.0.1:$5/stats.json" >"$2.json"
 		curl -sf --max-time 20 "http://127.0.0.1:$5/metrics" >"$2.metrics"
-		kill %1; wait' sh "$tsqd" "$t/$name" "$set" "$NOFILE" "$port"
+		setpriv --bounding-set "$3" --inh-caps -all "$6" -j doctor >"$2.doctor"
+		kill %1; wait' sh "$tsqd" "$t/$name" "$set" "$NOFILE" "$port" "$tsqctl"
 }
 run unit "$unitset"
 run nodac "$nodacset"
@@ -118,10 +121,39 @@ for name, what in (("unit", "the unit's capabilities"),
         print(f"FAIL: {what}: no cgroup {depth} levels down ({nulls} sockets unnamed, "
               f"{len(doc['cgroups'])} cgroups)")
     u = unreadable(doc, metrics)
-    if name == "nodac":
+    if name == "unit":
+        ok = named(doc, metrics, priv) and u == (0, 0)
+        print(f"PASS: {what}: a subtree of mode 0700 owned by nobody, named; nothing unreadable"
+              if ok else f"FAIL: {what}: the 0700 subtree: named {named(doc, metrics, priv)}, "
+              f"unreadable {u}")
+    else:
         ok = not named(doc, metrics, priv) and u[0] == u[1] and isinstance(u[0], int) and u[0] >= 1
         print(f"PASS: {what}: the 0700 subtree cannot be read, and /stats.json and /metrics count it ({u[0]})"
               if ok else f"FAIL: {what}: the 0700 subtree: unreadable {u}")
 PY
 
+# tsqd's own word on what it runs without.
+if grep -q '^tsqd: without CAP_DAC_READ_SEARCH, cgroups their owners made unreadable are counted' "$t/nodac.log" &&
+   ! grep -q 'CAP_DAC_READ_SEARCH' "$t/unit.log"; then
+	echo "PASS: tsqd's log names CAP_DAC_READ_SEARCH when it lacks it, and only then"
+else
+	echo "FAIL: tsqd's log: $(tr '\n' ' ' <"$t/nodac.log" | head -c 300)"
+fi
+
+# doctor, run as tsqd is: what tsqd runs without, and what that costs.
+for n in unit nodac; do
+	if ! jq -e '.tsqd.pid > 0' "$t/$n.doctor" >/dev/null 2>&1; then
+		echo "FAIL: doctor ($n): no tsqd found: $(head -c 300 "$t/$n.doctor")"
+		continue
+	fi
+	off=$(jq -r '.tsqd.features_off | join(",")' "$t/$n.doctor")
+	adv=$(jq -r '.advice[] | select(startswith("tsqd runs without"))' "$t/$n.doctor")
+	want=netns_sync
+	[ $n = nodac ] && want=netns_sync,unreadable_cgroups
+	if [ "$off" = "$want" ] && grep -q CAP_SYS_ADMIN <<<"$adv"; then
+		echo "PASS: doctor ($n): features off: $off; advice: $(tr "\n" ";" <<<"$adv" | head -c 300)"
+	else
+		echo "FAIL: doctor ($n): features off '$off' (want $want), advice '$adv'"
+	fi
+done
 exit 0

@@ -8,10 +8,12 @@
  * force, as a sysctl would stay: `tsqctl reset` is the way back to stock.
  * See tsqd(8).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -91,15 +93,47 @@ static int die(const char *fmt, ...)
 	exit(1);
 }
 
-static bool has_caps(void)
+static bool has_cap(unsigned int cap)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2] = {};
 
 	if (syscall(SYS_capget, &h, d))
 		return false;
-	/* CAP_PERFMON is 38, CAP_BPF 39: bits 6 and 7 of the second word. */
-	return (d[1].effective & 0xc0) == 0xc0;
+	return d[cap / 32].effective & 1U << (cap % 32);
+}
+
+static bool has_caps(void)
+{
+	return has_cap(CAP_BPF) && has_cap(CAP_PERFMON);
+}
+
+/*
+ * What the privilege tsqd runs with leaves off, said once at start
+ * (tsqctl doctor says it too). Entering its own netns again tries what
+ * the sync of other namespaces does, seccomp's RestrictNamespaces=
+ * included, and changes nothing.
+ */
+static void features_off(void)
+{
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int err = fd < 0 || setns(fd, CLONE_NEWNET) ? errno : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (observer)
+		;	/* no policy to sync */
+	else if (err)
+		log_info("policy changes reach established connections in other network namespaces "
+			 "(pods, containers) only when they reconnect: entering one: %s (needs "
+			 "CAP_SYS_ADMIN, and RestrictNamespaces=net under systemd; tsqd(8))",
+			 strerror(err));
+	else if (!has_cap(CAP_SYS_PTRACE))
+		log_info("without CAP_SYS_PTRACE, policy changes reach established connections in "
+			 "other users' network namespaces only when they reconnect");
+	if (!has_cap(CAP_DAC_READ_SEARCH) && !has_cap(CAP_DAC_OVERRIDE))
+		log_info("without CAP_DAC_READ_SEARCH, cgroups their owners made unreadable are "
+			 "counted (tsq_cgroups_unreadable) but not named");
 }
 
 /* Everything that can be checked before touching the kernel's state. */
@@ -712,6 +746,7 @@ int main(int argc, char **argv)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
 		die("%s", err);
+	features_off();
 	if (observer) {
 		reload(&d, true);
 		goto loop;
