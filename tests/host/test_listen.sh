@@ -34,19 +34,7 @@ PY
 [ "$(id -u)" = 0 ] || { echo "# SKIP: test_listen: tsqd needs root"; exit 0; }
 port=$((20000 + ($$ + 77) % 20000))
 
-# expect NAME RC REGEX CMD...: exit code, one line on stderr matching REGEX.
-expect() {
-	local name=$1 want=$2 re=$3 rc n
-	shift 3
-	timeout 5 "$@" >"$t/out" 2>"$t/err"
-	rc=$?
-	n=$(wc -l <"$t/err")
-	if [ "$rc" = "$want" ] && [ "$n" = 1 ] && grep -qE "$re" "$t/err"; then
-		pass "$name (exit $rc: $(cat "$t/err"))"
-	else
-		fail "$name: exit $rc (want $want), $n lines: $(head -c 300 "$t/err")"
-	fi
-}
+. "$top/tests/host/tsqd_private.sh"
 expect "--listen 0.0.0.0 without a token: refused" 2 \
 	'^tsqd: --listen 0.0.0.0:[0-9]+ is not a loopback address.*--metrics-token' \
 	"$tsqd" --listen "0.0.0.0:$port" --log-interval 0

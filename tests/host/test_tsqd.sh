@@ -14,20 +14,6 @@ tsqctl=${OUTPUT:-$top/.output}/tsqctl
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
-# expect NAME RC REGEX CMD...: exit code, one line on stderr matching REGEX.
-expect() {
-	local name=$1 want=$2 re=$3 rc n
-	shift 3
-	"$@" >"$t/out" 2>"$t/err"
-	rc=$?
-	n=$(wc -l <"$t/err")
-	if [ "$rc" = "$want" ] && [ "$n" = 1 ] && grep -qE "$re" "$t/err"; then
-		echo "PASS: $name (exit $rc: $(cat "$t/err"))"
-	else
-		echo "FAIL: $name: exit $rc (want $want), $n lines: $(head -c 300 "$t/err")"
-	fi
-}
-
 . "$top/tests/host/tsqd_private.sh"
 port=$((20000 + $$ % 20000))
 tsqd_private "$tsqd" "$port" "$t/log"
