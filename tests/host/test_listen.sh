@@ -3,7 +3,8 @@
 # Who reads tsqd's endpoint. Its cgroup paths name every pod and user of
 # the node and each scrape walks every socket, so:
 # - the shipped DaemonSet listens on the node's loopback, and its
-#   liveness probe asks there, for /healthz;
+#   liveness probe asks there, for /healthz; the opt-in patch keeps its
+#   args but --listen and takes the token from a Secret it mounts;
 # - tsqd refuses a non-loopback --listen without --metrics-token, in one
 #   line, exit 2, and listens on nothing;
 # - with a token, a request without it (or with a wrong one) gets 401
@@ -17,7 +18,8 @@ trap 'kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 
-python3 - "$top/deploy/kubernetes/daemonset.yaml" <<'PY'
+/usr/bin/python3 - "$top/deploy/kubernetes/daemonset.yaml" \
+	"$top/deploy/kubernetes/prometheus/daemonset-metrics.patch.yaml" <<'PY'
 import ipaddress, sys, yaml
 ds = yaml.safe_load(open(sys.argv[1]))
 c = next(c for c in ds['spec']['template']['spec']['containers'] if c['name'] == 'tsqd')
@@ -29,6 +31,50 @@ probe = c.get('livenessProbe', {}).get('httpGet', {})
 ok = probe.get('host') == '127.0.0.1' and probe.get('path') == '/healthz'
 print("PASS: daemonset.yaml: the liveness probe asks 127.0.0.1 for /healthz" if ok else
       f"FAIL: daemonset.yaml: the liveness probe asks {probe}")
+
+# The opt-in patch: the shipped args but --listen, the token file in the
+# Secret's volume, mounted into tsqd.
+patch = yaml.safe_load(open(sys.argv[2]))
+pc = patch['spec']['template']['spec']['containers'][0]
+pargs = pc['args']
+keep = [a for a in c['args'] if not a.startswith('--listen=')]
+tok = [a.split('=', 1)[1] for a in pargs if a.startswith('--metrics-token=')]
+plisten = [a.split('=', 1)[1] for a in pargs if a.startswith('--listen=')]
+mounts = {m['name']: m['mountPath'] for m in pc.get('volumeMounts', [])}
+vols = {v['name']: v for v in patch['spec']['template']['spec'].get('volumes', [])}
+ok = (pc['name'] == 'tsqd' and [a for a in pargs if not a.startswith(('--listen=', '--metrics-token='))] == keep
+      and len(tok) == 1 and len(plisten) == 1
+      and not ipaddress.ip_address(plisten[0].rsplit(':', 1)[0].strip('[]')).is_loopback
+      and any(tok[0].startswith(p.rstrip('/') + '/') and 'secret' in vols.get(n, {})
+              for n, p in mounts.items()))
+print(f"PASS: the opt-in patch: shipped args, --listen={plisten[0]}, the token from a Secret's volume"
+      if ok else f"FAIL: the opt-in patch: args {pargs}, mounts {mounts}, volumes {list(vols)}")
+
+# Merged as kubectl patch would (containers and volumes by name, mounts
+# by path, args replaced), the DaemonSet still reads as one.
+try:
+    import kubernetes.client as kc
+except ImportError:
+    kc = None
+if not kc:
+    print("# SKIP: the patched DaemonSet's schema: no python3-kubernetes")
+else:
+    import copy
+    ds2 = copy.deepcopy(ds)
+    spec = ds2['spec']['template']['spec']
+    tc = next(x for x in spec['containers'] if x['name'] == 'tsqd')
+    tc['args'] = pargs
+    tc['volumeMounts'] += [m for m in pc['volumeMounts']
+                           if m['mountPath'] not in {x['mountPath'] for x in tc['volumeMounts']}]
+    spec['volumes'] += [v for v in vols.values() if v['name'] not in {x['name'] for x in spec['volumes']}]
+    try:
+        obj = kc.ApiClient()._ApiClient__deserialize(ds2, 'V1DaemonSet')
+        back = kc.ApiClient().sanitize_for_serialization(obj)
+        ok = back['spec']['template']['spec']['volumes'][-1] == vols['metrics-token']
+        print("PASS: the DaemonSet with the patch reads as a V1DaemonSet" if ok else
+              "FAIL: the patched DaemonSet lost its token volume in the round trip")
+    except (ValueError, TypeError) as e:
+        print(f"FAIL: the DaemonSet with the patch: {e}")
 PY
 
 [ "$(id -u)" = 0 ] || { echo "# SKIP: test_listen: tsqd needs root"; exit 0; }
