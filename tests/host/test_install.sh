@@ -41,8 +41,10 @@ expect "systemd-analyze verify: no complaint${out:+: $out}" '[ -z "$out" ]'
 score=$(systemd-analyze security --offline=true --root="$dest" "$unit" 2>/dev/null |
 	sed -n 's/.*Overall exposure level for tsqd.service: \([0-9.]*\).*/\1/p')
 echo "# systemd-analyze security: exposure ${score:-?}"
-expect "systemd-analyze security: exposure ${score:-?} <= 2.0 (OK or better)" \
-	'awk -v s="${score:-99}" "BEGIN { exit !(s <= 2.0) }"'
+# 2.0 with the capabilities tsqd cannot start without; CAP_DAC_READ_SEARCH,
+# which names the cgroups their owners made unreadable, adds 0.2.
+expect "systemd-analyze security: exposure ${score:-?} <= 2.2 (OK or better)" \
+	'awk -v s="${score:-99}" "BEGIN { exit !(s <= 2.2) }"'
 
 for m in "$p"/share/man/man*/*; do
 	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)

@@ -8,14 +8,18 @@
 # - /metrics passes promtool check metrics, and every such cgroup has
 #   its series, labelled with \xNN escapes;
 # - /stats.json and tsqctl -j top decode with Python's strict json;
-# - tsqctl top's text has no control byte and is valid UTF-8.
+# - tsqctl top's text has no control byte and is valid UTF-8;
+# - a right-to-left override (U+202E) and the other bidi controls reach
+#   no output raw, and a name with the text \x1b in it shows in tsqctl
+#   top as \\x1b, not as what ESC shows as.
 set -u
 . "$(dirname "$0")/netpair.sh"
 
 netpair_start test_names tsqnames promtool python3 curl
 trap netpair_cleanup EXIT
 names=($'bad\xff\xfeutf8' $'esc\e]0;pwned\a\e[31m' $'cr\rret' $'soh\x01x'
-       $'c1\xc2\x9b2J' $'q"b\\s\tx' .hidden)
+       $'c1\xc2\x9b2J' $'q"b\\s\tx' .hidden $'rlo\xe2\x80\xaegpj.exe'
+       'lit\x1b[31m' $'lri\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c')
 if ! netpair_up rcv "${names[@]}"; then
 	echo "FAIL: setup of netns, veth and cgroups"
 	exit 1
@@ -57,9 +61,12 @@ def text_of(name, path):
         print(f"FAIL: {name}: not UTF-8: {e}")
         return raw.decode('utf-8', 'surrogateescape')
 
+BIDI = set(map(chr, [0x61c, 0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a)]))
+
 def controls(text):
-    """Control characters other than newline: C0, DEL, C1."""
-    return [hex(ord(c)) for c in text if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0]
+    """Control characters other than newline: C0, DEL, C1; bidi controls."""
+    return [hex(ord(c)) for c in text
+            if (ord(c) < 0x20 and c != '\n') or 0x7f <= ord(c) < 0xa0 or c in BIDI]
 
 # /metrics: the labels of tsq_obs_sockets below our base.
 text = text_of("/metrics", f"{t}/metrics")
@@ -97,5 +104,22 @@ if not bad and len(rows) >= want:
     print(f"PASS: tsqctl top: {len(rows)} rows of the cgroups, no control byte")
 else:
     print(f"FAIL: tsqctl top: control bytes {bad[:8]}, {len(rows)} rows")
+names = {r.split()[0] for r in rows}
+for what, want_name in (("U+202E as its bytes' escapes", rel + r"/rlo\xe2\x80\xaegpj.exe"),
+                        ("the text \\x1b with its backslash doubled", rel + r"/lit\\x1b[31m"),
+                        ("ESC as \\x1b", rel + r"/esc\x1b]0;pwned\x07\x1b[31m"),
+                        ("LRI, PDI, RLM, ALM escaped", rel + r"/lri\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c")):
+    if want_name in names:
+        print(f"PASS: tsqctl top: {what}: {want_name[len(rel):]}")
+    else:
+        print(f"FAIL: tsqctl top: {what}: no row {want_name[len(rel):]!r} in {sorted(names)}")
+# JSON keeps the name, \u-escaped: the raw dump has no bidi byte.
+raw = open(f"{t}/stats.json", 'rb').read()
+doc = json.loads(raw)
+if b'\xe2\x80\xae' not in raw and b'\\u202e' in raw and \
+   any(c["cgroup"] == rel + "/rlo\u202egpj.exe" for c in doc["cgroups"]):
+    print("PASS: tsqd /stats.json: U+202E as \\u202e, decoded the name's own character")
+else:
+    print("FAIL: tsqd /stats.json: U+202E raw or the name lost")
 PY
 exit 0

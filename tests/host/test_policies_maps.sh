@@ -3,11 +3,11 @@
 # tsqd's policy code on this host's real cgroup tree and real BPF maps
 # (tests/host/tsqd_policies.c): units where systemd puts them and not
 # where anyone can make a directory of their name, a policy taken off a
-# squat, the per-cgroup maps' room counted at any depth over what
-# tsqd and tsqctl set alike, and "rate delivered" from a reloaded file
-# to the map and back out through tsqctl show and tsqd's /metrics. In a
-# private cgroup namespace rooted at a fresh cgroup, with its own
-# cgroup2 mount and bpffs.
+# squat (its name escaped in the log), the per-cgroup maps' room counted
+# at any depth over what tsqd and tsqctl set alike, and "rate delivered"
+# from a reloaded file to the map and back out through tsqctl show and
+# tsqd's /metrics. In a private cgroup namespace rooted at a fresh
+# cgroup, with its own cgroup2 mount and bpffs.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUTPUT:-$top/.output}
 [ "$(id -u)" = 0 ] || { echo "# SKIP: test_policies_maps: needs root"; exit 0; }
@@ -43,6 +43,13 @@ else
 	echo "FAIL: room: no refusal in tsqd's log"
 fi
 [ "$rc" -lt 128 ] || echo "FAIL: tsqd_policies: killed by signal $((rc - 128))"
+# A tenant's cgroup name in tsqd's log: escaped, never raw bytes.
+if grep -qF 'policy taken off /user.slice/user-1000.slice/user@1000.service/esc\x1b]0;pwned\x07/backup.service: not the unit' "$t/log" &&
+   ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$t/log"; then
+	echo "PASS: the log names a squat under an ESC name as \\x1b, no control byte"
+else
+	echo "FAIL: the log of the ESC squat: $(grep esc "$t/log" | cat -v | head -c 300)"
+fi
 
 # rate: /y ends as "limit-us 1000 rate delivered"; backup.service has a
 # limit only, so no rate at all.

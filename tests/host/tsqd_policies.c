@@ -143,12 +143,13 @@ int main(int argc, char **argv)
 	write_conf(conf, "/y limit 2k");
 
 	/* A delegated subtree's cgroups named like the units: a user's
-	 * systemd, and an older tsqd's doing on one of them.
+	 * systemd (in a cgroup it named with a terminal escape sequence),
+	 * and an older tsqd's doing on one of them.
 	 */
 	mk("/tenant/backup.service");
 	mk("/tenant/a@b.service");
-	mk("/user.slice/user-1000.slice/user@1000.service/backup.service");
-	set_limit("/user.slice/user-1000.slice/user@1000.service/backup.service", 8192);
+	mk("/user.slice/user-1000.slice/user@1000.service/esc\x1b]0;pwned\a/backup.service");
+	set_limit("/user.slice/user-1000.slice/user@1000.service/esc\x1b]0;pwned\a/backup.service", 8192);
 
 	policies_init(&ps, mount, map, in);
 	check(policies_load(&ps, conf, dir, err, sizeof(err)) == 0, "policies: loaded", "%s", err);
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 	expect("/system.slice/backup.service", 8192, "unit: backup.service applied in system.slice");
 	expect("/system.slice/system-a.slice/a@b.service", 16384,
 	       "unit: an instance applied in its template's slice");
-	expect("/user.slice/user-1000.slice/user@1000.service/backup.service", 0,
+	expect("/user.slice/user-1000.slice/user@1000.service/esc\x1b]0;pwned\a/backup.service", 0,
 	       "unit: the policy an older resolution left on a squat is taken off");
 	expect("/tenant/backup.service", 0, "unit: the other squat still has nothing");
 

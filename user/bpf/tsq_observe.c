@@ -458,8 +458,9 @@ int tsq_obs_snapshot(struct tsq_obs *o, const char *mount, struct tsq_obs_snap *
 	if (!err && !nc.seen)
 		err = -ENOMEM;
 	if (!err)
-		err = tsq_cgroup_walk(mount, "", name_one, &nc) ?: nc.err;
-	if (!err)
+		err = tsq_cgroup_walk_all(mount, "", name_one, &nc, &s->unreadable) ?: nc.err;
+	/* A cgroup the walk could not see may well exist: keep its delays. */
+	if (!err && !s->unreadable)
 		prune(o, &nc, s);
 	free(nc.seen);
 	if (err) {
@@ -550,6 +551,7 @@ void tsq_obs_print_json(const struct tsq_obs_snap *s)
 	print_float(PRINT_JSON, "interval_s", NULL, s->secs);
 	print_bool(PRINT_JSON, "cumulative", NULL, s->cumulative);
 	print_u64(PRINT_JSON, "delay_map_full", NULL, s->delay_map_full);
+	print_u64(PRINT_JSON, "cgroups_unreadable", NULL, s->unreadable);
 	print_u64(PRINT_JSON, "sockets", NULL, s->sockets);
 	print_string(PRINT_JSON, "completion", NULL, s->completion);
 	print_bool(PRINT_JSON, "qdisc_delay", NULL, s->qdisc);
@@ -682,6 +684,9 @@ int tsq_obs_serve(struct tsq_obs *o, const char *mount, FILE *f, bool json)
 	fprintf(f, "# HELP tsq_obs_delay_map_full_total Skbs whose cgroup found no room in "
 		"the delay map.\n# TYPE tsq_obs_delay_map_full_total counter\n"
 		"tsq_obs_delay_map_full_total %llu\n", (unsigned long long)s.delay_map_full);
+	fprintf(f, "# HELP tsq_obs_cgroups_unreadable Cgroups tsqd could not open or read "
+		"(their subtrees unnamed).\n# TYPE tsq_obs_cgroups_unreadable gauge\n"
+		"tsq_obs_cgroups_unreadable %zu\n", s.unreadable);
 	tsq_obs_snap_free(&s);
 	return 0;
 }

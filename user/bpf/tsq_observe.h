@@ -43,6 +43,8 @@ struct tsq_obs_snap {
 	bool cumulative;		/* delays since loading */
 	__u64 delay_map_full;		/* skbs not counted: no room, ever */
 	size_t pruned;			/* delay entries of removed cgroups dropped */
+	size_t unreadable;		/* cgroups the walk could not open or read:
+					 * their subtrees unnamed, nothing pruned */
 };
 
 struct tsq_obs;
@@ -57,7 +59,8 @@ void tsq_obs_close(struct tsq_obs *o);
  * with it (which leaves the previous call's base alone). Cgroups named
  * by a walk of mount: with TSQ_OBS_ALL, every cgroup; else those with
  * TCP sockets or delays. The delay entries of cgroups the walk does not
- * find are dropped. 0 or -errno.
+ * find are dropped, unless the walk could not read some (unreadable).
+ * 0 or -errno.
  */
 #define TSQ_OBS_ALL		(1U << 0)	/* every cgroup, zeros included */
 #define TSQ_OBS_SOCKS		(1U << 1)	/* keep each socket's record */

@@ -194,7 +194,7 @@ int tsq_report_collect(const char *mount, struct tsq_report *r)
 	err = c.policy < 0 ? c.policy : c.stats < 0 ? c.stats :
 	      c.socks < 0 ? c.socks : 0;
 	if (!err)
-		err = tsq_cgroup_walk(mount, "", visit, &c) ?: c.err;
+		err = tsq_cgroup_walk_all(mount, "", visit, &c, &r->unreadable) ?: c.err;
 	/* Maps pinned without the programs (bench/scale_maps): no bytes
 	 * in queues to report, the rest stands.
 	 */

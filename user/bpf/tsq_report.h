@@ -24,6 +24,7 @@ struct tsq_report {
 	struct tsq_cgrp_report *v;
 	size_t nr, alloc;
 	size_t cgroups;		/* cgroups walked */
+	size_t unreadable;	/* cgroups the walk could not open or read */
 	struct tsq_map_full full;	/* inserts refused, over CPUs */
 };
 

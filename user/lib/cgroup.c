@@ -235,12 +235,17 @@ __u64 tsq_cgroup_id(int fd)
  * anyone with a delegated subtree can make one as deep as they like.
  * So that depth does not cost an fd a level, a level below
  * WALK_OPEN_LEVELS closes its parent's fd on the way down, and the parent
- * is opened again by its file handle (the cgroup id) on the way up.
+ * is opened again on the way up: as ".." of the child, which needs no
+ * privilege (a cgroup2 directory cannot move to another parent), checked
+ * against the id it had, or else by its file handle (CAP_DAC_READ_SEARCH).
+ * What cannot be opened or read all the same (EMFILE, EACCES, ENOMEM) is
+ * counted, never skipped in silence: a caller that drops state for
+ * cgroups it did not see must not, after an incomplete walk.
  */
 #define WALK_OPEN_LEVELS	32
 
 struct level {
-	int fd;			/* -1: closed, open again by id */
+	int fd;			/* -1: closed, open again from a child or by id */
 	__u64 id;
 	char **names;		/* its subdirectories */
 	size_t nr, next;
@@ -253,6 +258,7 @@ struct walker {
 	size_t cap;
 	struct level *lv;
 	size_t depth, alloc;
+	size_t skipped;		/* cgroups not visited, or not whole */
 	tsq_cgroup_walk_fn fn;
 	void *ctx;
 };
@@ -266,21 +272,22 @@ static void free_names(struct level *l)
 	l->nr = l->next = 0;
 }
 
-/* The names of dfd's subdirectories; none if it cannot be read. */
-static void read_names(int dfd, struct level *l)
+/* The names of dfd's subdirectories: 0, or -errno if not all were read. */
+static int read_names(int dfd, struct level *l)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
 	struct dirent *de;
 	size_t alloc = 0;
 	DIR *d;
 
 	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
+		err = -errno;
 		if (fd >= 0)
 			close(fd);
-		return;
+		return err;
 	}
-	while ((de = readdir(d))) {
+	while ((errno = 0, de = readdir(d))) {
 		char **v;
 
 		/* ".x" is a cgroup like any other: only "." and ".." are not. */
@@ -298,7 +305,11 @@ static void read_names(int dfd, struct level *l)
 			break;
 		l->nr++;
 	}
+	/* readdir() ends with errno 0; a break is out of memory. */
+	if (de || errno)
+		err = de ? -ENOMEM : -errno;
 	closedir(d);
+	return err;
 }
 
 /* Open a cgroup by its id, as name_to_handle_at() gave it. */
@@ -338,6 +349,7 @@ static bool set_path(struct walker *w, size_t plen, const char *name)
 static bool push(struct walker *w, int fd)
 {
 	struct level *l;
+	int err;
 
 	w->fn(fd, w->path, w->depth, w->ctx);
 	if (w->depth == w->alloc) {
@@ -353,15 +365,32 @@ static bool push(struct walker *w, int fd)
 	memset(l, 0, sizeof(*l));
 	l->fd = fd;
 	l->plen = strlen(w->path);
-	l->id = w->mount_fd >= 0 ? tsq_cgroup_id(fd) : 0;
-	read_names(fd, l);
+	l->id = tsq_cgroup_id(fd);
+	/* A cgroup removed meanwhile reads as ENOENT, or empty. */
+	err = read_names(fd, l);
+	if (err && err != -ENOENT)
+		w->skipped++;
 	return true;
+}
+
+/* The parent of a level whose fd is open, if it is still the one it was. */
+static int open_parent(struct walker *w, int child_fd, __u64 id)
+{
+	int fd = openat(child_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && id && tsq_cgroup_id(fd) == id)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return w->mount_fd >= 0 && id ? open_by_id(w->mount_fd, id) : -1;
 }
 
 static void pop(struct walker *w)
 {
 	struct level *l = &w->lv[--w->depth];
 
+	if (w->depth && w->lv[w->depth - 1].fd < 0 && l->fd >= 0)
+		w->lv[w->depth - 1].fd = open_parent(w, l->fd, w->lv[w->depth - 1].id);
 	if (l->fd >= 0)
 		close(l->fd);
 	free_names(l);
@@ -372,24 +401,26 @@ static int next_child(struct walker *w)
 {
 	struct level *l = &w->lv[w->depth - 1];
 
+	if (l->fd < 0 && l->next < l->nr) {
+		/* Removed meanwhile (its children with it), or out of fds. */
+		w->skipped += l->nr - l->next;
+		l->next = l->nr;
+	}
 	while (l->next < l->nr) {
 		const char *name = l->names[l->next++];
 		int fd;
 
-		if (l->fd < 0) {
-			l->fd = open_by_id(w->mount_fd, l->id);
-			if (l->fd < 0) {	/* removed meanwhile, and its children */
-				l->next = l->nr;
-				break;
-			}
-		}
 		fd = openat(l->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || !set_path(w, l->plen, name)) {
-			if (fd >= 0)
-				close(fd);
+		if (fd < 0 && errno != ENOENT)
+			w->skipped++;
+		if (fd < 0)
+			continue;
+		if (!set_path(w, l->plen, name)) {
+			close(fd);
+			w->skipped++;
 			continue;
 		}
-		if (w->depth >= WALK_OPEN_LEVELS && w->mount_fd >= 0 && l->id) {
+		if (w->depth >= WALK_OPEN_LEVELS && l->id) {
 			close(l->fd);
 			l->fd = -1;
 		}
@@ -398,12 +429,14 @@ static int next_child(struct walker *w)
 	return -1;
 }
 
-int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
-		    void *ctx)
+int tsq_cgroup_walk_all(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
+			void *ctx, size_t *skipped)
 {
 	struct walker w = { .mount_fd = -1, .fn = fn, .ctx = ctx };
 	int fd, err = tsq_cgroup_open(mount, path, &fd);
 
+	if (skipped)
+		*skipped = 0;
 	if (err)
 		return err;
 	w.cap = strlen(path) + 2 > PATH_MAX ? strlen(path) + 2 : PATH_MAX;
@@ -413,7 +446,7 @@ int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 		return -ENOMEM;
 	}
 	snprintf(w.path, w.cap, "%s", path[0] ? path : "/");
-	/* Handles need CAP_DAC_READ_SEARCH; without it every fd stays open. */
+	/* Handles need CAP_DAC_READ_SEARCH: the fallback of a fallback. */
 	w.mount_fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.mount_fd >= 0) {
 		int probe = open_by_id(w.mount_fd, tsq_cgroup_id(fd));
@@ -448,7 +481,15 @@ int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 	free(w.path);
 	if (w.mount_fd >= 0)
 		close(w.mount_fd);
+	if (skipped)
+		*skipped = w.skipped;
 	return err;
+}
+
+int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
+		    void *ctx)
+{
+	return tsq_cgroup_walk_all(mount, path, fn, ctx, NULL);
 }
 
 int tsq_cgroup_procs(int fd, tsq_cgroup_pid_fn fn, void *ctx)

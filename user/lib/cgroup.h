@@ -44,14 +44,22 @@ __u64 tsq_cgroup_id(int fd);
  * Visit the cgroup at path below mount and every cgroup beneath it, at
  * any depth, each before its children (depth 0 for the first). fn gets
  * an fd it must not keep and the path below mount ("/a/b"), which may be
- * longer than PATH_MAX. Directories that vanish or cannot be opened
- * during the walk are skipped; no symlink is followed. The fds held stay
- * bounded whatever the depth where file handles work (root).
+ * longer than PATH_MAX. Directories that vanish during the walk are
+ * skipped; no symlink is followed. The fds held stay bounded (about 32)
+ * whatever the depth, with no privilege needed for it.
  * Returns 0, or the -errno of opening the first cgroup, or -ENOMEM.
  */
 typedef void (*tsq_cgroup_walk_fn)(int fd, const char *path, int depth, void *ctx);
 int tsq_cgroup_walk(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
 		    void *ctx);
+/*
+ * The same, and in *skipped the number of cgroups it could not open or
+ * read whole though they exist (EACCES, EMFILE, ENOMEM): their subtrees
+ * were not visited. Whoever removes state for the cgroups a walk did not
+ * see must not do so after a walk with skipped > 0.
+ */
+int tsq_cgroup_walk_all(const char *mount, const char *path, tsq_cgroup_walk_fn fn,
+			void *ctx, size_t *skipped);
 
 /*
  * Call fn with each pid in cgroup.procs of the open cgroup fd, as the

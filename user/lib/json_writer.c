@@ -82,7 +82,7 @@ static void value_done(struct json_writer *jw)
  * JSON text is UTF-8 (RFC 8259), and a cgroup's name is any bytes but
  * '/' and NUL: a byte that is not part of valid UTF-8 becomes the text
  * \xNN (quote.h), so that strict decoders take the whole output.
- * Control characters, C1 included, are \u escapes.
+ * Control characters, C1 included, and bidi controls are \u escapes.
  */
 static void put_string(FILE *f, const char *s)
 {
@@ -96,6 +96,12 @@ static void put_string(FILE *f, const char *s)
 		} else if (tsq_utf8_control(s, n)) {
 			fprintf(f, "\\u%04x", n == 1 ? (unsigned char)s[0] :
 				(unsigned char)s[1]);
+		} else if (tsq_utf8_bidi(s, n)) {
+			/* The same character, but a raw dump cannot reorder a line. */
+			const unsigned char *u = (const unsigned char *)s;
+
+			fprintf(f, "\\u%04x", n == 2 ? (u[0] & 0x1f) << 6 | (u[1] & 0x3f) :
+				(u[0] & 0x0f) << 12 | (u[1] & 0x3f) << 6 | (u[2] & 0x3f));
 		} else if (*s == '"' || *s == '\\') {
 			fprintf(f, "\\%c", *s);
 		} else {

@@ -5,9 +5,13 @@
  * a cgroup picks its name's bytes: an escape sequence must not reach the
  * terminal, a newline must not split a line, and a byte that is not
  * UTF-8 must not make a strict parser (Prometheus, Python's json)
- * refuse the whole output. One rule everywhere: a control character (C0,
- * DEL, C1) and a byte that is not part of valid UTF-8 is written as
- * \xNN; everything else as it is.
+ * refuse the whole output, and a bidirectional control (U+202E, right-to-
+ * left override) must not make a name read as another. One rule
+ * everywhere: a control character (C0, DEL, C1), a bidi control and a
+ * byte that is not part of valid UTF-8 is written as \xNN, a byte at a
+ * time; everything else as it is. Where the text is read by a person,
+ * a backslash is \\ too, so that the text \x1b in a name is not taken
+ * for an escaped ESC.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,6 +62,19 @@ bool tsq_utf8_control(const char *str, size_t n)
 	return n == 2 && s[0] == 0xc2 && s[1] < 0xa0;	/* C1: U+0080-U+009F */
 }
 
+bool tsq_utf8_bidi(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (n == 2)				/* U+061C arabic letter mark */
+		return s[0] == 0xd8 && s[1] == 0x9c;
+	if (n != 3 || s[0] != 0xe2)
+		return false;
+	if (s[1] == 0x80)			/* U+200E-F, U+202A-E */
+		return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae);
+	return s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9;	/* U+2066-9 */
+}
+
 /*
  * The next piece of s: *n bytes to copy as they are (a character that
  * is safe) or, returning true, one byte to write as \xNN.
@@ -71,7 +88,7 @@ static bool next_unsafe(const char *s, size_t *n)
 		return true;
 	}
 	*n = len;
-	return tsq_utf8_control(s, len);
+	return tsq_utf8_control(s, len) || tsq_utf8_bidi(s, len);
 }
 
 void tsq_put_safe(FILE *f, const char *s)
@@ -80,9 +97,11 @@ void tsq_put_safe(FILE *f, const char *s)
 
 	while (*s) {
 		if (next_unsafe(s, &n)) {
-			/* A control of two bytes (C1) is two escapes. */
+			/* A character of 2 or 3 bytes (C1, bidi) is as many escapes. */
 			for (size_t i = 0; i < n; i++)
 				fprintf(f, "\\x%02x", (unsigned char)s[i]);
+		} else if (*s == '\\') {
+			fputs("\\\\", f);
 		} else {
 			fwrite(s, 1, n, f);
 		}
@@ -107,20 +126,20 @@ char *tsq_safe_dup(const char *s)
 }
 
 /* Into out, one piece of s as tsq_quote() writes it; its bytes in s. */
-static size_t escape(const char *s, char out[9], size_t *len)
+#define ESC_MAX		(4 * 3 + 1)	/* a bidi control, 3 escapes */
+static size_t escape(const char *s, char out[ESC_MAX], size_t *len)
 {
-	size_t n;
+	size_t n, o = 0;
 
 	if (next_unsafe(s, &n)) {
 		*len = n;
-		if (n == 1)
-			return snprintf(out, 9, "\\x%02x", (unsigned char)s[0]);
-		return snprintf(out, 9, "\\x%02x\\x%02x", (unsigned char)s[0],
-				(unsigned char)s[1]);
+		for (size_t i = 0; i < n; i++)
+			o += snprintf(out + o, ESC_MAX - o, "\\x%02x", (unsigned char)s[i]);
+		return o;
 	}
 	*len = n;
 	if (n == 1 && (s[0] == '"' || s[0] == '\\'))
-		return snprintf(out, 9, "\\%c", s[0]);
+		return snprintf(out, ESC_MAX, "\\%c", s[0]);
 	memcpy(out, s, n);
 	return n;
 }
@@ -129,7 +148,7 @@ const char *tsq_quote(char *buf, size_t len, const char *s)
 {
 	size_t o = 0, total = 0, room, n, used;
 	const char *p;
-	char esc[9];
+	char esc[ESC_MAX];
 	bool cut;
 
 	if (!len)

@@ -2,7 +2,9 @@
 /*
  * User input inside error messages, text output, Prometheus labels (and
  * JSON strings: json_writer.c). A control character (C0, DEL, C1) and a
- * byte that is not valid UTF-8 come out as the text \xNN everywhere.
+ * byte that is not valid UTF-8 come out as the text \xNN everywhere, and
+ * so does a bidi control (U+061C, U+200E-F, U+202A-E, U+2066-9) but in
+ * JSON, where it is a \u escape of the same character.
  */
 #ifndef __TSQ_QUOTE_H
 #define __TSQ_QUOTE_H
@@ -21,7 +23,10 @@
  */
 const char *tsq_quote(char *buf, size_t len, const char *s);
 
-/* s for a terminal or a log line, as it is but for \xNN escapes. */
+/*
+ * s for a terminal or a log line, as it is but for \xNN escapes and a
+ * backslash doubled (so that \xNN in the output is always an escape).
+ */
 void tsq_put_safe(FILE *f, const char *s);
 /* The same in a malloc()ed string; NULL when out of memory. */
 char *tsq_safe_dup(const char *s);
@@ -37,5 +42,7 @@ void tsq_prom_label(FILE *f, const char *s);
 size_t tsq_utf8_char(const char *s);
 /* Whether that character, n bytes, is a control character (C0, DEL, C1). */
 bool tsq_utf8_control(const char *s, size_t n);
+/* Whether it is a bidirectional control, which reorders what follows. */
+bool tsq_utf8_bidi(const char *s, size_t n);
 
 #endif /* __TSQ_QUOTE_H */

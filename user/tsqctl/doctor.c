@@ -8,6 +8,7 @@
  * the netns it runs in (and TCP's knobs of each netns in /run/netns),
  * says whether the tsq hook exists and what is
  * attached, how the pods' network namespaces reach the NIC (podnet.c),
+ * which of tsqd's features its capabilities leave off,
  * and adds a line of advice where a setting defeats TSQ.
  * Exit code 0: nothing to advise; 1: advice; 2: an error.
  */
@@ -24,6 +25,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -32,6 +34,7 @@
 
 #include "tsqctl.h"
 #include "netlink.h"
+#include "pidfile.h"
 #include "podnet.h"
 #include "tsq_bpf.h"
 #include "print.h"
@@ -364,6 +367,84 @@ static void print_hook(void)
 	print_string(PRINT_FP, NULL, "%s\n", first ? " nothing" : "");
 }
 
+/*
+ * What tsqd does only with capabilities beyond the CAP_BPF, CAP_PERFMON
+ * and CAP_NET_ADMIN it cannot start without. tsqd.service gives it
+ * CAP_DAC_READ_SEARCH, not netns_sync's two (tsqd(8), CAPABILITIES).
+ */
+static const struct feature {
+	const char *name;
+	unsigned int caps[2];		/* all needed; 0 ends */
+	const char *without;
+} features[] = {
+	{ "netns_sync", { CAP_SYS_ADMIN, CAP_SYS_PTRACE },
+	  "policy changes reach established connections in pods' and containers' network "
+	  "namespaces only when they reconnect" },
+	{ "unreadable_cgroups", { CAP_DAC_READ_SEARCH },
+	  "cgroups their owners made unreadable (mode 0700) are counted but not named" },
+};
+
+static const char *cap_name(unsigned int cap)
+{
+	switch (cap) {
+	case CAP_SYS_ADMIN:		return "CAP_SYS_ADMIN";
+	case CAP_SYS_PTRACE:		return "CAP_SYS_PTRACE";
+	case CAP_DAC_READ_SEARCH:	return "CAP_DAC_READ_SEARCH";
+	}
+	return "?";
+}
+
+/* The effective capabilities of pid, from /proc; false if unknown. */
+static bool cap_eff(pid_t pid, unsigned long long *eff)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", eff) == 1;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The running tsqd's capabilities, and what it does without the missing. */
+static void print_tsqd(struct doctor *d)
+{
+	unsigned long long eff;
+	char why[256];
+	pid_t pid = tsq_pidfile_owner(TSQ_PIDFILE, why, sizeof(why));
+
+	print_string(PRINT_FP, NULL, "%s", "tsqd:");
+	if (pid <= 0 || !cap_eff(pid, &eff)) {
+		print_null(PRINT_JSON, "tsqd", NULL, NULL);
+		print_string(PRINT_FP, NULL, " %s\n", pid < 0 ? why : "not running");
+		return;
+	}
+	open_json_object("tsqd");
+	print_uint(PRINT_ANY, "pid", " pid %u\n", pid);
+	open_json_array("features_off");
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		const struct feature *f = &features[i];
+		char missing[128] = "";
+
+		for (int k = 0; k < 2 && f->caps[k]; k++)
+			if (!(eff & 1ULL << f->caps[k]))
+				snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+					 "%s%s", missing[0] ? " and " : "", cap_name(f->caps[k]));
+		if (!missing[0])
+			continue;
+		print_string(PRINT_JSON, NULL, NULL, f->name);
+		print_string(PRINT_FP, NULL, "  %s: off", f->name);
+		print_string(PRINT_FP, NULL, " (no %s)\n", missing);
+		advise(d, "tsqd runs without %s: %s (tsqd(8), CAPABILITIES)", missing, f->without);
+	}
+	close_json_array();
+	close_json_object();
+}
+
 int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 {
 	static struct doctor d;
@@ -393,6 +474,7 @@ int tsqctl_doctor(const struct tsqctl_ctx *c, int argc, char **argv)
 	print_named_netns(&d);
 	podnet_print(c->mount, advise_ctx, &d);
 	print_hook();
+	print_tsqd(&d);
 	open_json_array("advice");
 	for (int i = 0; i < d.nadvice; i++)
 		print_string(PRINT_ANY, NULL, "advice: %s\n", d.advice[i]);

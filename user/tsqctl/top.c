@@ -148,6 +148,9 @@ static void print_frame(const struct tsq_obs_snap *s, bool tty)
 	}
 	if (rows < s->nr)
 		printf("(%zu more)\n", s->nr - rows);
+	if (s->unreadable)
+		printf("(%zu cgroups could not be read: their subtrees' sockets are unnamed)\n",
+		       s->unreadable);
 }
 
 int tsqctl_top(const struct tsqctl_ctx *c, int argc, char **argv)

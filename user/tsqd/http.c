@@ -6,6 +6,11 @@
  * connection has HTTP_DEADLINE_MS in all, and at most HTTP_MAX_CONNS are
  * open; a new one closes the oldest, so a crowd of stuck clients cannot
  * keep a scrape out.
+ *
+ * With a token (http_set_token()), a request without
+ * "Authorization: Bearer TOKEN" gets 401 before the handler runs: an
+ * unauthorised client neither reads cgroup paths nor makes tsqd walk the
+ * sockets. /healthz ("ok") needs no token: it says only that the loop runs.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -13,6 +18,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,8 @@ struct http_server {
 	int lfd, ep, tfd;
 	http_handler h;
 	void *ctx;
+	char *token;		/* NULL: no Authorization needed */
+	size_t token_len;
 	struct conn conns[HTTP_MAX_CONNS];
 };
 
@@ -146,6 +154,19 @@ struct http_server *http_open(const char *spec, http_handler h, void *ctx,
 	return srv;
 }
 
+bool http_loopback(const struct http_server *srv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+	if (getsockname(srv->lfd, (struct sockaddr *)&ss, &len))
+		return false;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	return ss.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+}
+
 int http_fd(const struct http_server *srv)
 {
 	return srv->ep;
@@ -173,17 +194,85 @@ void http_close(struct http_server *srv)
 		close(srv->ep);
 	if (srv->tfd >= 0)
 		close(srv->tfd);
+	http_set_token(srv, NULL, 0);
 	free(srv);
+}
+
+int http_set_token(struct http_server *srv, const char *token, size_t len)
+{
+	char *copy = NULL;
+
+	if (token) {
+		copy = malloc(len + 1);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, token, len);
+		copy[len] = '\0';
+	}
+	if (srv->token)
+		explicit_bzero(srv->token, srv->token_len);
+	free(srv->token);
+	srv->token = copy;
+	srv->token_len = token ? len : 0;
+	return 0;
+}
+
+/* Every byte compared whatever differs: the time says nothing of where. */
+static bool same_token(const char *a, size_t alen, const char *b, size_t blen)
+{
+	unsigned char diff = alen != blen;
+
+	for (size_t i = 0; i < alen; i++)
+		diff |= (unsigned char)a[i] ^ (unsigned char)b[i < blen ? i : 0];
+	return !diff;
+}
+
+/*
+ * Whether the head carries the token: exactly one Authorization line,
+ * scheme Bearer (any case), the token and nothing after it but blanks.
+ */
+static bool authorized(const struct http_server *srv, const char *req)
+{
+	const char *line = strchr(req, '\n'), *tok = NULL;
+	size_t n = 0;
+
+	while (line && *++line) {
+		const char *v, *end;
+
+		if (*line == '\r' || *line == '\n')
+			break;		/* the end of the head */
+		if (!strncasecmp(line, "Authorization:", 14)) {
+			v = line + 14;
+			if (tok)
+				return false;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (strncasecmp(v, "Bearer ", 7))
+				return false;
+			for (tok = v + 7; *tok == ' '; tok++)
+				;
+			end = tok + strcspn(tok, " \t\r\n");
+			n = end - tok;
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (*end != '\r' && *end != '\n')
+				return false;
+		}
+		line = strchr(line, '\n');
+	}
+	return tok && same_token(tok, n, srv->token, srv->token_len);
 }
 
 /* The whole answer in c->out; 0, or -ENOMEM. */
 static int respond(struct conn *c, const char *status, const char *type,
 		   const char *body, size_t len)
 {
-	char head[256];
+	bool auth = !strncmp(status, "401", 3);
+	char head[320];
 	int n = snprintf(head, sizeof(head),
 			 "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n", status, type, len);
+			 "%sConnection: close\r\n\r\n", status, type, len,
+			 auth ? "WWW-Authenticate: Bearer realm=\"tsqd\"\r\n" : "");
 
 	c->out = malloc(n + len);
 	if (!c->out)
@@ -197,6 +286,7 @@ static int respond(struct conn *c, const char *status, const char *type,
 
 static int answer(struct http_server *srv, struct conn *c)
 {
+	static const char unauth[] = "unauthorized: want Authorization: Bearer TOKEN\n";
 	char path[256], *body = NULL;
 	const char *type;
 	size_t blen = 0;
@@ -205,6 +295,11 @@ static int answer(struct http_server *srv, struct conn *c)
 
 	if (sscanf(c->req, "GET %255s HTTP/", path) != 1)
 		return respond(c, "400 Bad Request", "text/plain", "bad request\n", 12);
+	/* Alive, and nothing else: for a liveness probe, which has no token. */
+	if (!strcmp(path, "/healthz"))
+		return respond(c, "200 OK", "text/plain", "ok\n", 3);
+	if (srv->token && !authorized(srv, c->req))
+		return respond(c, "401 Unauthorized", "text/plain", unauth, sizeof(unauth) - 1);
 	f = open_memstream(&body, &blen);
 	if (!f)
 		return -ENOMEM;

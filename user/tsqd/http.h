@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The statistics endpoint: GET /metrics (Prometheus), GET /stats.json. */
+/* The statistics endpoint: GET /metrics (Prometheus), GET /stats.json;
+ * GET /healthz answers "ok" without calling the handler.
+ */
 #ifndef __TSQD_HTTP_H
 #define __TSQD_HTTP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define TSQD_LISTEN_DEFAULT	"127.0.0.1:9731"
@@ -22,6 +26,16 @@ struct http_server;
 struct http_server *http_open(const char *spec, http_handler h, void *ctx,
 			      int *errp, char *err, size_t errlen);
 void http_close(struct http_server *srv);
+
+/*
+ * From now on answer only requests with "Authorization: Bearer " and
+ * these len bytes (copied); every other gets 401 and the handler is not
+ * called. NULL: no check. 0, or -ENOMEM (the old token stays).
+ */
+int http_set_token(struct http_server *srv, const char *token, size_t len);
+
+/* Whether it listens on a loopback address (127.0.0.0/8, ::1) only. */
+bool http_loopback(const struct http_server *srv);
 
 /*
  * One fd for the caller's event loop: readable whenever http_process()

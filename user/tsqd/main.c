@@ -8,10 +8,12 @@
  * force, as a sysctl would stay: `tsqctl reset` is the way back to stock.
  * See tsqd(8).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -56,8 +59,11 @@
 
 static const char *conf_file = TSQ_CONF_FILE, *conf_dir = TSQ_CONF_DIR;
 static const char *listen_spec = TSQD_LISTEN_DEFAULT;
+static const char *token_file;	/* --metrics-token */
 static unsigned int log_interval = 60;
 static char mount_point[PATH_MAX];
+/* Why there is no bpffs at /sys/fs/bpf to pin in; "": there is one. */
+static char no_bpffs[256];
 /* No tcp_tsq_ops in this kernel: no policy, tsq_observe's statistics. */
 static struct tsq_obs *observer;
 
@@ -87,15 +93,47 @@ static int die(const char *fmt, ...)
 	exit(1);
 }
 
-static bool has_caps(void)
+static bool has_cap(unsigned int cap)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2] = {};
 
 	if (syscall(SYS_capget, &h, d))
 		return false;
-	/* CAP_PERFMON is 38, CAP_BPF 39: bits 6 and 7 of the second word. */
-	return (d[1].effective & 0xc0) == 0xc0;
+	return d[cap / 32].effective & 1U << (cap % 32);
+}
+
+static bool has_caps(void)
+{
+	return has_cap(CAP_BPF) && has_cap(CAP_PERFMON);
+}
+
+/*
+ * What the privilege tsqd runs with leaves off, said once at start
+ * (tsqctl doctor says it too). Entering its own netns again tries what
+ * the sync of other namespaces does, seccomp's RestrictNamespaces=
+ * included, and changes nothing.
+ */
+static void features_off(void)
+{
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int err = fd < 0 || setns(fd, CLONE_NEWNET) ? errno : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (observer)
+		;	/* no policy to sync */
+	else if (err)
+		log_info("policy changes reach established connections in other network namespaces "
+			 "(pods, containers) only when they reconnect: entering one: %s (needs "
+			 "CAP_SYS_ADMIN, and RestrictNamespaces=net under systemd; tsqd(8))",
+			 strerror(err));
+	else if (!has_cap(CAP_SYS_PTRACE))
+		log_info("without CAP_SYS_PTRACE, policy changes reach established connections in "
+			 "other users' network namespaces only when they reconnect");
+	if (!has_cap(CAP_DAC_READ_SEARCH) && !has_cap(CAP_DAC_OVERRIDE))
+		log_info("without CAP_DAC_READ_SEARCH, cgroups their owners made unreadable are "
+			 "counted (tsq_cgroups_unreadable) but not named");
 }
 
 /* Everything that can be checked before touching the kernel's state. */
@@ -109,8 +147,17 @@ static void preflight(void)
 		die("needs CAP_BPF and CAP_PERFMON (run as root, or see tsqd.service)");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		die("no kernel BTF at /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF=y needed)");
-	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC)
-		die("no bpffs at /sys/fs/bpf (mount -t bpf bpf /sys/fs/bpf)");
+	/* As bpftool does where it is missing; mode 0700, not bpffs' 1777,
+	 * so that nobody else can take TSQ_PIN_DIR's name first. Observation
+	 * mode pins nothing: only an attach needs it (attach_or_adopt()).
+	 */
+	if (statfs("/sys/fs/bpf", &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+			snprintf(no_bpffs, sizeof(no_bpffs), "no bpffs at /sys/fs/bpf, and "
+				 "mounting one failed: %s", strerror(errno));
+		else
+			log_info("mounted bpffs at /sys/fs/bpf, mode 0700");
+	}
 	err = tsq_cgroup_mount(mount_point, sizeof(mount_point));
 	if (err)
 		die("no cgroup2 hierarchy mounted: %s", strerror(-err));
@@ -134,10 +181,8 @@ static int attach_or_adopt(void)
 	enum tsq_hook hook;
 	int fd, err;
 
-	err = tsq_pin_dir_check(why, sizeof(why));
-	if (err && err != -ENOENT)
-		die("%s", why);
-	fd = tsq_pinned(TSQ_PIN_LINK);
+	err = no_bpffs[0] ? -ENOENT : tsq_pin_dir_check(why, sizeof(why));
+	fd = err ? err : tsq_pinned(TSQ_PIN_LINK);
 	if (fd >= 0) {
 		log_info("adopted pinned state in %s, link id %u", TSQ_PIN_DIR, tsq_link_id(fd));
 		return fd;
@@ -150,8 +195,17 @@ static int attach_or_adopt(void)
 			die("observation mode: loading tsq_observe: %s", strerror(errno));
 		log_info("observation mode: hook: %s; policies are not applied, per-cgroup "
 			 "queues and delays are served", tsq_hook_str(hook));
+		/* Nothing is pinned in this mode: whatever is there is no matter. */
+		if (no_bpffs[0])
+			log_info("%s; observation mode pins nothing", no_bpffs);
+		else if (err && err != -ENOENT)
+			log_info("ignoring %s: observation mode pins nothing", TSQ_PIN_DIR);
 		return -1;
 	}
+	if (no_bpffs[0])
+		die("%s", no_bpffs);
+	if (err && err != -ENOENT)
+		die("%s", why);
 	err = tsq_attach();
 	/* Another tsqd or tsqctl attached since the look above. */
 	if (err == -EEXIST) {
@@ -371,6 +425,51 @@ static int reload(struct daemon *d, bool starting)
 	return 0;
 }
 
+/*
+ * The bearer token scrapers must send (--metrics-token): the file's one
+ * line, 16 to TOKEN_MAX printable ASCII characters. A Kubernetes Secret
+ * mounts it behind a symbolic link, so links are followed. 0, or -errno
+ * with why in err; the token in force is changed only on success.
+ */
+#define TOKEN_MAX	4096
+static int load_token(struct http_server *http, char *err, size_t errlen)
+{
+	char buf[TOKEN_MAX + 2];
+	struct stat st;
+	ssize_t n = -1;
+	size_t len = 0;
+	bool ok;
+	int fd, ret;
+
+	fd = open(token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+		n = read(fd, buf, sizeof(buf) - 1);
+	else if (fd >= 0)
+		errno = EINVAL;
+	ret = n < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		snprintf(err, errlen, "--metrics-token %s: %s", token_file,
+			 ret == -EINVAL ? "not a regular file" : strerror(-ret));
+		return ret;
+	}
+	len = n;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	ok = len >= 16 && len <= TOKEN_MAX;
+	for (size_t i = 0; i < len && ok; i++)
+		ok = buf[i] > ' ' && buf[i] <= '~';
+	ret = ok ? http_set_token(http, buf, len) : -EINVAL;
+	explicit_bzero(buf, sizeof(buf));
+	if (ret == -EINVAL)
+		snprintf(err, errlen, "--metrics-token %s: want one line of 16 to %d printable "
+			 "ASCII characters", token_file, TOKEN_MAX);
+	else if (ret)
+		snprintf(err, errlen, "--metrics-token %s: %s", token_file, strerror(-ret));
+	return ret;
+}
+
 static const char *serve(const char *path, FILE *body, void *ctx)
 {
 	struct daemon *d = ctx;
@@ -452,6 +551,10 @@ static int run(struct daemon *d)
 				if (read(d->sig, &si, sizeof(si)) != sizeof(si))
 					break;
 				if (si.ssi_signo == SIGHUP) {
+					char why[256];
+
+					if (token_file && load_token(d->http, why, sizeof(why)))
+						log_info("%s; keeping the token in force", why);
 					d->reload = true;
 					arm(d->soon, 1, 0);
 					break;
@@ -512,6 +615,8 @@ static void usage(FILE *f, int rc)
 		"  -c, --config FILE        main policy file (%s)\n"
 		"  -d, --config-dir DIR     *.conf read after it (%s)\n"
 		"  -l, --listen ADDR:PORT   statistics endpoint (%s), or none\n"
+		"  -t, --metrics-token FILE answer only requests bearing the token in FILE;\n"
+		"                           needed to listen on other than loopback\n"
 		"  -i, --log-interval SECS  summary line every SECS (60), 0: never\n"
 		"  -h, --help, -V, --version\n"
 		"See tsqd(8) and tsq.conf(5).\n",
@@ -525,6 +630,7 @@ static void parse_args(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "config-dir", required_argument, NULL, 'd' },
 		{ "listen", required_argument, NULL, 'l' },
+		{ "metrics-token", required_argument, NULL, 't' },
 		{ "log-interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -534,7 +640,7 @@ static void parse_args(int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:d:l:i:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:l:t:i:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			conf_file = optarg;
@@ -544,6 +650,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'l':
 			listen_spec = optarg;
+			break;
+		case 't':
+			token_file = optarg;
 			break;
 		case 'i':
 			errno = 0;
@@ -596,6 +705,20 @@ int main(int argc, char **argv)
 		}
 		if (!d.http)
 			die("%s", err);
+		/* Cgroup paths name pods and users, and each scrape walks
+		 * every socket: off loopback, only for those with the token.
+		 */
+		if (!token_file && !http_loopback(d.http)) {
+			fprintf(stderr, "tsqd: --listen %s is not a loopback address: anyone who "
+				"reaches it would read every cgroup's path; give --metrics-token "
+				"FILE too (tsqd(8))\n", listen_spec);
+			return 2;
+		}
+		if (token_file && load_token(d.http, err, sizeof(err)))
+			die("%s", err);
+	} else if (token_file) {
+		fprintf(stderr, "tsqd: --metrics-token without an endpoint (--listen none)\n");
+		return 2;
 	}
 	preflight();
 
@@ -624,6 +747,7 @@ int main(int argc, char **argv)
 		die("another tsqd is running (pid %d, %s)", (int)other, TSQ_PIDFILE);
 	if (ret < 0)
 		die("%s", err);
+	features_off();
 	if (observer) {
 		reload(&d, true);
 		goto loop;
@@ -650,6 +774,7 @@ loop:
 	status_line(&d, err, sizeof(err));
 	notify(err);
 	if (d.http)
-		log_info("statistics on http://%s/metrics and /stats.json", listen_spec);
+		log_info("statistics on http://%s/metrics and /stats.json%s", listen_spec,
+			 token_file ? ", for bearers of the token" : "");
 	return run(&d);
 }

@@ -112,4 +112,7 @@ void metrics_write(FILE *f, const struct tsq_report *r, size_t policies,
 		"tsq_map_full_total{map=\"stats\"} %llu\n"
 		"tsq_map_full_total{map=\"socks\"} %llu\n", (unsigned long long)r->full.stats,
 		(unsigned long long)r->full.socks);
+	fprintf(f, "# HELP tsq_cgroups_unreadable Cgroups tsqd could not open or read; their "
+		"subtrees are missing here.\n# TYPE tsq_cgroups_unreadable gauge\n"
+		"tsq_cgroups_unreadable %zu\n", r->unreadable);
 }

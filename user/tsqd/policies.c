@@ -33,6 +33,7 @@
 #include "cgroup.h"
 #include "conffile.h"
 #include "log.h"
+#include "quote.h"
 #include "unit.h"
 
 #define CG_EVENTS	(IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVED_TO | IN_ONLYDIR)
@@ -265,14 +266,18 @@ static void squat_one(int fd, const char *path, int depth, void *arg)
 	struct squat_ctx *c = arg;
 	const char *base = strrchr(path, '/');
 	struct tsq_policy cur;
+	char *safe;
 
 	if (!base || strcmp(base + 1, c->e->target) || !strcmp(path, c->keep))
 		return;
 	if (bpf_map_lookup_elem(c->ps->map, &fd, &cur) || memcmp(&cur, &c->e->pol, sizeof(cur)) ||
 	    bpf_map_delete_elem(c->ps->map, &fd))
 		return;
-	log_info("%s: policy taken off %s: not the unit's cgroup (%s is)", c->e->target, path,
-		 c->keep);
+	/* A tenant named the cgroups above it: escapes, not bytes, in the log. */
+	safe = tsq_safe_dup(path);
+	log_info("%s: policy taken off %s: not the unit's cgroup (%s is)", c->e->target,
+		 safe ? safe : "(a cgroup)", c->keep);
+	free(safe);
 	note_changed(c->ps, path, tsq_cgroup_id(fd));
 	c->removed++;
 }

@@ -11,7 +11,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "cgroup.h"
 #include "test.h"
@@ -376,6 +380,73 @@ static void seen_one(int fd, const char *path, int depth, void *arg)
 	}
 }
 
+/* Drop caps (bit numbers) from the effective set; 0 or -1. */
+static int drop_caps(const int *caps, int n)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	for (int i = 0; i < n; i++)
+		d[caps[i] / 32].effective &= ~(1U << (caps[i] % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+struct walk_result {
+	int ret, visited, deepest, max_fds;
+	size_t skipped;
+};
+
+/*
+ * As under tsqd.service, whose seccomp filter refuses open_by_handle_at():
+ * without CAP_DAC_READ_SEARCH (nor CAP_DAC_OVERRIDE) and with 48 fds, in
+ * a child. The 150 levels are walked with the fds bounded all the same;
+ * a subtree nobody's and mode 0700 is not readable then, and counted.
+ */
+static void test_walk_unprivileged(const char *rel)
+{
+	static const int dac[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH };
+	struct rlimit rl = { 48, 48 };
+	struct walk_result r = { .ret = -1 };
+	char priv[PATH_MAX + 16];
+	int p[2], status;
+	pid_t pid;
+
+	snprintf(priv, sizeof(priv), "%s/w/priv", base);
+	if (!check(!mkdir(priv, 0755) && !chown(priv, 65534, 65534) && !chmod(priv, 0700) &&
+		   !pipe(p), "walk: a subtree of nobody's, mode 0700", "%s", strerror(errno)))
+		return;
+	strcat(priv, "/inner");
+	mkdir(priv, 0755);
+	pid = fork();
+	if (!pid) {
+		struct walk_seen w = {};
+
+		close(p[0]);
+		if (!drop_caps(dac, 2) && !setrlimit(RLIMIT_NOFILE, &rl)) {
+			r.ret = tsq_cgroup_walk_all(mnt, rel, seen_one, &w, &r.skipped);
+			r.visited = w.visited;
+			r.deepest = w.deepest;
+			r.max_fds = w.max_fds;
+		}
+		_exit(write(p[1], &r, sizeof(r)) != sizeof(r));
+	}
+	close(p[1]);
+	if (read(p[0], &r, sizeof(r)) != sizeof(r))
+		r.ret = -EIO;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	/* Everything but priv, which cannot be opened, and its child. */
+	check(!r.ret && r.visited == 1 + 150 + 20 + 1 && r.deepest == 150,
+	      "walk: without CAP_DAC_READ_SEARCH and 48 fds: all 150 levels",
+	      "ret %d, %d visited, deepest %d", r.ret, r.visited, r.deepest);
+	check(r.max_fds > 0 && r.max_fds < 48,
+	      tname("walk: ... fds bounded (%d open at most)", r.max_fds), "%d", r.max_fds);
+	check(r.skipped == 1, "walk: ... the 0700 subtree counted as not read",
+	      "%zu skipped", r.skipped);
+}
+
 /*
  * The walk reaches every cgroup whatever its depth or path length, with
  * a bounded number of fds: a cgroup 150 levels down, one whose path is
@@ -411,6 +482,7 @@ static void test_walk(void)
 	check(w.max_fds > 0 && w.max_fds < 64,
 	      tname("walk: fds bounded at depth 150 (%d open at most)", w.max_fds),
 	      "at most %d open", w.max_fds);
+	test_walk_unprivileged(rel);
 	remove_tree(bfd, "w");
 	close(bfd);
 }

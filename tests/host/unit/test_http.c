@@ -5,6 +5,8 @@
  * the server's fd), 50 clients send a byte and stop, one asks for a
  * large body and never reads. A scrape must still be answered at once,
  * the stuck clients closed by the deadline, SIGTERM handled at once.
+ * Then a server with a bearer token: only a request with the token
+ * reaches the handler.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -131,6 +133,94 @@ static ssize_t get(int port, const char *path, char *buf, size_t len, int timeou
 	return n;
 }
 
+/* A raw request head; the whole answer within 1 s, or -1. */
+static ssize_t raw(int port, const char *req, char *buf, size_t len)
+{
+	int fd = connect_to(port);
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, req, strlen(req)) == (ssize_t)strlen(req))
+		n = read_to_end(fd, buf, len, 1000);
+	close(fd);
+	return n;
+}
+
+#define TOKEN	"s3cret-t0ken-0123456789"
+
+static const struct {
+	const char *what, *req;
+	bool ok;
+} auth_cases[] = {
+	{ "no Authorization", "GET /metrics HTTP/1.0\r\n\r\n", false },
+	{ "the token", "GET /metrics HTTP/1.0\r\nAuthorization: Bearer " TOKEN "\r\n\r\n", true },
+	{ "any case, LF only, blanks around", "GET /metrics HTTP/1.1\nHost: x\n"
+	  "authorization:  bearer  " TOKEN " \n\n", true },
+	{ "a wrong token", "GET /metrics HTTP/1.0\r\nAuthorization: Bearer nope\r\n\r\n", false },
+	{ "the token but its last byte", "GET /metrics HTTP/1.0\r\n"
+	  "Authorization: Bearer s3cret-t0ken-012345678\r\n\r\n", false },
+	{ "the token and one byte more", "GET /metrics HTTP/1.0\r\n"
+	  "Authorization: Bearer " TOKEN "9\r\n\r\n", false },
+	{ "the token and a word more", "GET /metrics HTTP/1.0\r\n"
+	  "Authorization: Bearer " TOKEN " x\r\n\r\n", false },
+	{ "Basic with the token", "GET /metrics HTTP/1.0\r\nAuthorization: Basic " TOKEN
+	  "\r\n\r\n", false },
+	{ "two Authorization lines", "GET /metrics HTTP/1.0\r\nAuthorization: Bearer x\r\n"
+	  "Authorization: Bearer " TOKEN "\r\n\r\n", false },
+	{ "the token after the head", "GET /metrics HTTP/1.0\r\n\r\n"
+	  "Authorization: Bearer " TOKEN "\r\n\r\n", false },
+	{ "the token in the request line", "GET /metrics?Authorization:%20Bearer%20" TOKEN
+	  " HTTP/1.0\r\n\r\n", false },
+	{ "an empty token", "GET /metrics HTTP/1.0\r\nAuthorization: Bearer \r\n\r\n", false },
+};
+
+/* A server with a token: the handler's body only for the token's bearer. */
+static void test_token(void)
+{
+	struct http_server *srv = NULL, *any;
+	char spec[64], errbuf[256], resp[4096];
+	int port = 0, err, status;
+	ssize_t n;
+	pid_t pid;
+
+	for (int i = 0; i < 50 && !srv; i++) {
+		port = 20000 + (getpid() * 11 + i * 137) % 40000;
+		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+		srv = http_open(spec, handler, NULL, &err, errbuf, sizeof(errbuf));
+	}
+	if (!check(srv != NULL, "http: token: listen on loopback", "%s", errbuf))
+		return;
+	ASSERT(http_loopback(srv), "http: 127.0.0.1 is loopback");
+	snprintf(spec, sizeof(spec), "0.0.0.0:%d", port + 1);
+	any = http_open(spec, handler, NULL, &err, errbuf, sizeof(errbuf));
+	check(any && !http_loopback(any), "http: 0.0.0.0 is not loopback", "%s",
+	      any ? "said loopback" : errbuf);
+	http_close(any);
+	ASSERT(!http_set_token(srv, TOKEN, strlen(TOKEN)), "http: token set");
+	pid = fork();
+	if (!pid)
+		serve(srv);
+	http_close(srv);
+	for (size_t i = 0; i < ARRAY_SIZE(auth_cases); i++) {
+		bool body, denied;
+
+		n = raw(port, auth_cases[i].req, resp, sizeof(resp));
+		body = n > 0 && strstr(resp, "200 OK") && strstr(resp, "tsq_policies 1");
+		denied = n > 0 && strstr(resp, "401 Unauthorized") &&
+			 strstr(resp, "WWW-Authenticate: Bearer") && !strstr(resp, "tsq_policies");
+		check(auth_cases[i].ok ? body : denied,
+		      tname("http: token: %s: %s", auth_cases[i].what,
+			    auth_cases[i].ok ? "200 with the body" : "401, no body"),
+		      "got %zd bytes: %.60s", n, n > 0 ? resp : "");
+	}
+	n = get(port, "/healthz", resp, sizeof(resp), 1000);
+	ASSERT(n > 0 && strstr(resp, "200 OK") && strstr(resp, "\r\n\r\nok\n"),
+	       "http: token: /healthz answers ok without it");
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+}
+
 /* The peer closed fd (EOF or reset) within timeout_ms. */
 static bool closed_within(int fd, int timeout_ms)
 {
@@ -240,5 +330,6 @@ int main(void)
 			close(slow[i]);
 	close(stuck);
 	free(big);
+	test_token();
 	return test_done();
 }

@@ -121,6 +121,11 @@ static const struct {
 	{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"\n" },		/* U+1F600 */
 	/* ESC, CR, C1 (CSI): escapes, not bytes a terminal acts on. */
 	{ "\x1b]0;t\a\r\xc2\x9b", "\"\\u001b]0;t\\u0007\\u000d\\u009b\"\n" },
+	/* Bidi controls (RLO, LRI, PDI, RLM, ALM): \u, so a dump reads in order. */
+	{ "a\xe2\x80\xae" "b\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c",
+	  "\"a\\u202eb\\u2066\\u2069\\u200f\\u061c\"\n" },
+	/* Their neighbours are text. */
+	{ "\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xaa\xd8\x9b", "\"\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xaa\xd8\x9b\"\n" },
 };
 
 static void test_strings(void)

@@ -24,6 +24,9 @@ static const struct quote_case {
 	{ "abc", 4, "abc" },
 	{ "abcdef", 5, "a..." },
 	{ "abcdef", 1, "" },
+	/* U+202E, right-to-left override: its 3 bytes, never cut in two. */
+	{ "a\xe2\x80\xae" "b", 80, "a\\xe2\\x80\\xaeb" },
+	{ "ab\xe2\x80\xae", 12, "ab..." },
 };
 
 struct str_case {
@@ -41,17 +44,28 @@ static const struct str_case prom_cases[] = {
 	{ "a\xff\xc3", "\"a\\\\xff\\\\xc3\"" },
 	{ "\xc2\x85", "\"\\\\xc2\\\\x85\"" },
 	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+	{ "gpj.\xe2\x80\xae" "exe", "\"gpj.\\\\xe2\\\\x80\\\\xaeexe\"" },
 };
 
 /* For a terminal: escapes only where a byte would act or is not UTF-8. */
 static const struct str_case safe_cases[] = {
-	{ "/system.slice/a\\x2db.service", "/system.slice/a\\x2db.service" },
+	/* A backslash doubled: the text \x1b is not ESC's escape. */
+	{ "/system.slice/a\\x2db.service", "/system.slice/a\\\\x2db.service" },
+	{ "lit\\x1b[31m", "lit\\\\x1b[31m" },
+	{ "\\", "\\\\" },
 	{ "\x1b]0;pwned\a", "\\x1b]0;pwned\\x07" },
 	{ "a\rb\x7f", "a\\x0db\\x7f" },
 	{ "\xff\xfe", "\\xff\\xfe" },
 	{ "\xc2\x9b" "2J", "\\xc2\\x9b2J" },
 	{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
 	{ "\"q\"", "\"q\"" },
+	/* Every bidi control, a byte at a time; U+2028, U+200D and U+061B are text. */
+	{ "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x80\xae",
+	  "\\xe2\\x80\\xaa\\xe2\\x80\\xab\\xe2\\x80\\xac\\xe2\\x80\\xad\\xe2\\x80\\xae" },
+	{ "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9",
+	  "\\xe2\\x81\\xa6\\xe2\\x81\\xa7\\xe2\\x81\\xa8\\xe2\\x81\\xa9" },
+	{ "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", "\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xd8\\x9c" },
+	{ "\xe2\x80\xa8\xe2\x80\x8d\xd8\x9b", "\xe2\x80\xa8\xe2\x80\x8d\xd8\x9b" },
 };
 
 /* A writer of quoted strings against its table. */
