@@ -169,7 +169,7 @@ for c in missing squat nocap; do
 	ok=0
 	[ "$(cat "$t/$c.state" 2>/dev/null)" = running ] &&
 		jq -e '.cgroups | type == "array"' "$t/$c.json" >/dev/null 2>&1 &&
-		grep -q '^tsqd: observation mode: this kernel has no tcp_tsq_ops' "$t/$c.log" && ok=1
+		grep -q '^tsqd: observation mode: hook: no tcp_tsq_ops' "$t/$c.log" && ok=1
 	log=$(tr '\n' ' ' <"$t/$c.log" | head -c 400)
 	case $c in
 	missing)
