@@ -91,7 +91,7 @@ static void pod_update(struct agent *a, struct json_object *obj, bool deleted)
 	unsigned long bad;
 	int ret;
 
-	if (kube_pod_read(obj, a->annotation, &p, err, sizeof(err))) {
+	if (kube_pod_read(obj, a->annotation, a->node, &p, err, sizeof(err))) {
 		log_info("a pod skipped: %s", err);
 		return;
 	}

@@ -14,19 +14,23 @@
 #define UID	"0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 #define UID_	"0b1c2d3e_4f50_4617_8293_a4b5c6d7e8f9"
 
+/* A static pod's mirror: its config.source says where the kubelet read it. */
+#define STATIC_SRC	"\",\"kubernetes.io/config.source\":\"file"
+
 static struct json_object *pod_json(const char *uid, const char *qos, const char *policy,
 				    const char *mirror)
 {
-	char buf[2048];
+	char buf[2048], ann[1024] = "";
 
+	if (policy)
+		snprintf(ann, sizeof(ann), "\"tsq.io/policy\":\"%s\"", policy);
+	if (mirror)
+		snprintf(ann + strlen(ann), sizeof(ann) - strlen(ann),
+			 "%s\"kubernetes.io/config.mirror\":\"%s\"", policy ? "," : "", mirror);
 	snprintf(buf, sizeof(buf),
 		 "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"web-0\",\"namespace\":\"default\","
-		 "\"uid\":\"%s\",\"annotations\":{%s%s%s%s%s%s}},\"spec\":{\"nodeName\":\"n1\"},"
-		 "\"status\":{\"qosClass\":\"%s\",\"phase\":\"Running\"}}",
-		 uid, policy ? "\"tsq.io/policy\":\"" : "", policy ?: "", policy ? "\"" : "",
-		 mirror ? (policy ? ",\"kubernetes.io/config.mirror\":\"" :
-			   "\"kubernetes.io/config.mirror\":\"") : "", mirror ?: "",
-		 mirror ? "\"" : "", qos);
+		 "\"uid\":\"%s\",\"annotations\":{%s}},\"spec\":{\"nodeName\":\"n1\"},"
+		 "\"status\":{\"qosClass\":\"%s\",\"phase\":\"Running\"}}", uid, ann, qos);
 	return json_tokener_parse(buf);
 }
 
@@ -50,7 +54,7 @@ static void test_targets(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
 		struct json_object *o = pod_json(UID, targets[i].qos, NULL, NULL);
-		int ret = kube_pod_read(o, "tsq.io/policy", &p, err, sizeof(err)) ?:
+		int ret = kube_pod_read(o, "tsq.io/policy", "n1", &p, err, sizeof(err)) ?:
 			  kube_pod_target(&p, targets[i].driver, buf, sizeof(buf), err, sizeof(err));
 
 		check(!ret && !strcmp(buf, targets[i].target),
@@ -70,8 +74,13 @@ static const struct {
 	  "kubepods-burstable-pod" UID_ ".slice budget 64k\n" },
 	{ UID, NULL, "Guaranteed", "  limit 16k\\ttso   8192 ", 0,
 	  "kubepods-pod" UID_ ".slice limit 16k tso 8k\n" },
-	{ UID, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b", "BestEffort", "limit 8k", 0,
+	{ UID, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b" STATIC_SRC, "BestEffort", "limit 8k", 0,
 	  "kubepods-besteffort-pod6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b.slice limit 8k\n" },
+	/* Not a static pod: the mirror names no cgroup but its own. */
+	{ UID, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b", "BestEffort", "limit 8k", 0,
+	  "kubepods-besteffort-pod" UID_ ".slice limit 8k\n" },
+	{ UID, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b\",\"kubernetes.io/config.source\":\"api", "Burstable",
+	  "limit 8k", 0, "kubepods-burstable-pod" UID_ ".slice limit 8k\n" },
 	{ UID, NULL, "Burstable", "rate delivered limit-us 1ms", 0,
 	  "kubepods-burstable-pod" UID_ ".slice limit-us 1000 rate delivered\n" },
 	{ UID, NULL, "Burstable", "limit-us 1ms rate pacing", 0,
@@ -81,7 +90,7 @@ static const struct {
 	{ "../../etc/x", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"../../etc/x\" is not" },
 	{ "0B1C", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"0B1C\" is not" },
 	{ "", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"\" is not" },
-	{ UID, "../x", "Burstable", "limit 8k", -EINVAL,
+	{ UID, "../x" STATIC_SRC, "Burstable", "limit 8k", -EINVAL,
 	  "kubernetes.io/config.mirror \"../x\" is not" },
 	{ UID, NULL, "Platinum", "limit 8k", -EINVAL, "no QoS class known" },
 	{ UID, NULL, "Burstable", "limit 8k\\nkubepods.slice limit 1k", -EINVAL,
@@ -109,7 +118,7 @@ static void test_dropins(void)
 
 		strcpy(buf, "unchanged");
 		err[0] = '\0';
-		ret = kube_pod_read(o, "tsq.io/policy", &p, err, sizeof(err)) ?:
+		ret = kube_pod_read(o, "tsq.io/policy", "n1", &p, err, sizeof(err)) ?:
 		      kube_pod_dropin(&p, KUBE_DRIVER_SYSTEMD, "/sys/fs/cgroup", "tsq.io/policy",
 				      buf, sizeof(buf), err, sizeof(err));
 		if (!dropins[i].ret)
@@ -125,6 +134,25 @@ static void test_dropins(void)
 			      "got %d \"%s\", buffer \"%s\"", ret, err, esc(buf));
 		json_object_put(o);
 	}
+}
+
+/* A static pod of another node: the kubelet here made no such cgroup. */
+static void test_mirror_node(void)
+{
+	struct json_object *o = pod_json(UID, "Burstable", "limit 8k",
+					 "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b" STATIC_SRC);
+	struct kube_pod p;
+	char err[256] = "";
+	int ret;
+
+	ret = kube_pod_read(o, "tsq.io/policy", "n1", &p, err, sizeof(err));
+	check(!ret && !strcmp(p.uid, "6f1e0c3b9a8d7e6f5a4b3c2d1e0f9a8b"),
+	      "mirror: a static pod of this node is named by its mirror uid", "%d %s %s", ret,
+	      p.uid, err);
+	ret = kube_pod_read(o, "tsq.io/policy", "n2", &p, err, sizeof(err));
+	check(!ret && !strcmp(p.uid, UID), "mirror: a static pod of another node by its own uid",
+	      "%d %s %s", ret, p.uid, err);
+	json_object_put(o);
 }
 
 struct collect {
@@ -264,6 +292,7 @@ int main(void)
 {
 	test_targets();
 	test_dropins();
+	test_mirror_node();
 	test_stream();
 	test_table();
 	test_sweep();
