@@ -216,7 +216,12 @@ static int get(struct kube_api *api, const char *path, bool watch, json_value_fn
 	curl_easy_reset(t.c);
 	curl_easy_setopt(t.c, CURLOPT_URL, url);
 	curl_easy_setopt(t.c, CURLOPT_PROTOCOLS_STR, "https");
+	/* --ca alone: libcurl also trusts its default CA path (Debian's
+	 * libcurl-gnutls: /etc/ssl/certs), and a certificate any public CA
+	 * signed would then get the token. Both set, the path to none.
+	 */
 	curl_easy_setopt(t.c, CURLOPT_CAINFO, api->ca_file);
+	curl_easy_setopt(t.c, CURLOPT_CAPATH, NULL);
 	curl_easy_setopt(t.c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(t.c, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(t.c, CURLOPT_HTTPHEADER, hdrs);
