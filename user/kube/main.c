@@ -53,6 +53,7 @@ struct agent {
 	unsigned int gen;		/* of the list in progress or done last */
 	char rv[KUBE_RV_MAX];		/* where a watch resumes */
 	unsigned int backoff_ms;
+	unsigned long skipped, oversized;	/* pods: unreadable, over KUBE_MAX_ITEM */
 };
 
 static unsigned long hash_str(const char *s)
@@ -81,8 +82,10 @@ static void remove_dropin(struct agent *a, struct pod_entry *e, const char *who,
 	e->dropin = NULL;
 }
 
-/* One pod as the API has it now; deleted: it is gone. */
-static void pod_update(struct agent *a, struct json_object *obj, bool deleted)
+/* One pod as the API has it now, of bytes in the stream; deleted: it is
+ * gone.
+ */
+static void pod_update(struct agent *a, struct json_object *obj, size_t bytes, bool deleted)
 {
 	char err[512], text[KUBE_DROPIN_MAX], who[2 * KUBE_NAME_MAX + 8], q[TSQ_QUOTE_BUFSZ];
 	const char *gone = NULL;
@@ -91,11 +94,28 @@ static void pod_update(struct agent *a, struct json_object *obj, bool deleted)
 	unsigned long bad;
 	int ret;
 
+	if (!obj) {
+		a->skipped++;
+		log_info("a pod skipped: more than %d bytes of the fields read", JSON_KEEP_MAX);
+		return;
+	}
 	if (kube_pod_read(obj, a->annotation, a->node, &p, err, sizeof(err))) {
+		a->skipped++;
 		log_info("a pod skipped: %s", err);
 		return;
 	}
 	kube_pod_label(&p, who, sizeof(who));
+	if (bytes > KUBE_MAX_ITEM) {
+		/* Nothing changes for it; a list does not take its file away. */
+		a->skipped++;
+		a->oversized++;
+		e = pod_table_get(&a->pods, p.uid, false);
+		if (e)
+			e->gen = a->gen;
+		log_info("%s: a pod of %zu bytes, over the limit of %d: skipped, %s", who, bytes,
+			 KUBE_MAX_ITEM, e && e->dropin ? "its policy stays as it was" : "no policy");
+		return;
+	}
 	if (deleted)
 		gone = "pod deleted";
 	else if (p.terminal)
@@ -151,7 +171,7 @@ static void set_rv(struct agent *a, const char *rv)
 	strcpy(a->rv, rv);
 }
 
-static int on_event(struct json_object *ev, void *ctx)
+static int on_event(struct json_object *ev, size_t bytes, void *ctx)
 {
 	struct agent *a = ctx;
 	struct json_object *obj = json_get(ev, "object"), *code;
@@ -170,9 +190,9 @@ static int on_event(struct json_object *ev, void *ctx)
 		return code && json_object_get_int(code) == 410 ? KUBE_GONE : -EPROTO;
 	}
 	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
-		pod_update(a, obj, false);
+		pod_update(a, obj, bytes, false);
 	else if (!strcmp(type, "DELETED"))
-		pod_update(a, obj, true);
+		pod_update(a, obj, bytes, true);
 	else if (strcmp(type, "BOOKMARK")) {
 		log_info("an event of type \"%s\" skipped", tsq_quote(q, sizeof(q), type));
 		return 0;
@@ -182,9 +202,9 @@ static int on_event(struct json_object *ev, void *ctx)
 	return 0;
 }
 
-static int on_item(struct json_object *pod, void *ctx)
+static int on_item(struct json_object *pod, size_t bytes, void *ctx)
 {
-	pod_update(ctx, pod, false);
+	pod_update(ctx, pod, bytes, false);
 	return 0;
 }
 
@@ -246,7 +266,9 @@ static int list(struct agent *a)
 	before = a->pods.nr;
 	pod_table_sweep(&a->pods, a->gen, swept, a);
 	log_info("listed the pods of node %s at resourceVersion %s: %zu with a policy or a "
-		 "refused one, %zu removed", a->node, a->rv, a->pods.nr, before - a->pods.nr);
+		 "refused one, %zu removed; %lu pods skipped since start (%lu over %d bytes)",
+		 a->node, a->rv, a->pods.nr, before - a->pods.nr, a->skipped, a->oversized,
+		 KUBE_MAX_ITEM);
 	return 0;
 }
 
@@ -410,7 +432,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tsq-kube: libcurl failed to initialise\n");
 		return 1;
 	}
-	ret = kube_api_init(&a.api, server, ca, token, a.node, err, sizeof(err));
+	ret = kube_api_init(&a.api, server, ca, token, a.node, a.annotation, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "tsq-kube: %s\n", err);
 		return 1;

@@ -156,35 +156,66 @@ static void test_mirror_node(void)
 }
 
 struct collect {
-	int n;
+	int n, items;
 	char first_type[32];
+	size_t bytes, kept_len;
+	bool null_seen;
+	char item_uids[64];
 };
 
-static int on_value(struct json_object *v, void *ctx)
+static int on_value(struct json_object *v, size_t bytes, void *ctx)
 {
 	struct collect *c = ctx;
-	struct json_object *t;
+	const char *t = json_get_str(v, "type"), *x = json_get_str(json_get(v, "object"), "a");
 
-	if (!c->n++ && json_object_object_get_ex(v, "type", &t))
-		snprintf(c->first_type, sizeof(c->first_type), "%s", json_object_get_string(t));
+	if (!v)
+		c->null_seen = true;
+	if (!c->n++ && t)
+		snprintf(c->first_type, sizeof(c->first_type), "%s", t);
+	c->bytes = bytes;
+	c->kept_len = x ? strlen(x) : 0;
 	return 0;
 }
 
+static int on_item(struct json_object *v, size_t bytes, void *ctx)
+{
+	struct collect *c = ctx;
+	const char *uid = json_get_str(json_get(v, "metadata"), "uid");
+
+	c->items++;
+	snprintf(c->item_uids + strlen(c->item_uids), sizeof(c->item_uids) - strlen(c->item_uids),
+		 "%s,", uid ? uid : "-");
+	return 0;
+}
+
+static const struct json_keep obj_keep[] = { { "a" }, {} };
+static const struct json_keep ev_keep[] = { { "type" }, { "object", obj_keep }, {} };
+static const struct json_keep meta_keep[] = { { "uid" }, {} };
+static const struct json_keep item_keep[] = { { "metadata", meta_keep }, {} };
+static const struct json_keep page_keep[] = { { "items", item_keep, true }, {} };
+
 /* feed in pieces of step bytes; returns the feed's error. */
-static int feed(const char *text, size_t step, size_t max, struct collect *c, int *partial)
+static int feed_keep(const struct json_keep *keep, const char *text, size_t len, size_t step,
+		     struct collect *c, int *partial)
 {
 	struct json_stream js;
 	char err[256];
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	json_stream_init(&js, max, on_value, c);
-	for (size_t o = 0; o < strlen(text) && !ret; o += step)
-		ret = json_stream_feed(&js, text + o, strlen(text + o) < step ? strlen(text + o) :
-				       step, err, sizeof(err));
+	if (json_stream_init(&js, keep, on_value, on_item, c))
+		return -ENOMEM;
+	for (size_t o = 0; o < len && !ret; o += step)
+		ret = json_stream_feed(&js, text + o, len - o < step ? len - o : step, err,
+				       sizeof(err));
 	*partial = json_stream_partial(&js);
 	json_stream_free(&js);
 	return ret;
+}
+
+static int feed(const char *text, size_t step, struct collect *c, int *partial)
+{
+	return feed_keep(ev_keep, text, strlen(text), step, c, partial);
 }
 
 static void test_stream(void)
@@ -194,32 +225,88 @@ static void test_stream(void)
 	const char *joined = "{\"type\":\"ADDED\"}{\"type\":\"DELETED\"}";
 	const char *pretty = "{\n    \"type\": \"MODIFIED\",\n    \"object\": {\n"
 			     "        \"a\": [1, 2]\n    }\n}\n\n  {\"type\":\"BOOKMARK\"}";
+	const char *page = "{\"kind\":\"PodList\",\"items\":[{\"spec\":{\"x\":[1,{}]},"
+			   "\"metadata\":{\"name\":\"n\",\"uid\":\"u1\"}}, {}, 7, \"s\", null,"
+			   "{\"metadata\":{\"u\\u0069d\":\"u2\"}}],\"x\":true}";
 	struct collect c;
 	int partial, ret;
+	size_t o;
+	char *big;
 
 	for (size_t step = 1; step <= 64; step *= 4) {
-		ret = feed(compact, step, 1 << 20, &c, &partial);
+		ret = feed(compact, step, &c, &partial);
 		check(!ret && c.n == 2 && !strcmp(c.first_type, "ADDED") && !partial,
 		      tname("stream: two events a line, fed %zu bytes at a time", step),
 		      "ret %d, %d values, first %s", ret, c.n, c.first_type);
-		ret = feed(joined, step, 1 << 20, &c, &partial);
+		ret = feed(joined, step, &c, &partial);
 		check(!ret && c.n == 2 && !strcmp(c.first_type, "ADDED") && !partial,
 		      tname("stream: two events without a blank between, fed %zu bytes at a time",
 			    step), "ret %d, %d values, first %s", ret, c.n, c.first_type);
-		ret = feed(pretty, step, 1 << 20, &c, &partial);
+		ret = feed(pretty, step, &c, &partial);
 		check(!ret && c.n == 2 && !strcmp(c.first_type, "MODIFIED") && !partial,
 		      tname("stream: pretty-printed, fed %zu bytes at a time", step),
 		      "ret %d, %d values, first %s", ret, c.n, c.first_type);
+		ret = feed_keep(page_keep, page, strlen(page), step, &c, &partial);
+		check(!ret && c.n == 1 && c.items == 6 && !strcmp(c.item_uids, "u1,-,-,-,-,u2,") &&
+		      !partial, tname("stream: a list's items one by one, fed %zu bytes at a time",
+				      step), "ret %d, %d values, %d items: %s", ret, c.n, c.items,
+		      c.item_uids);
 	}
-	ret = feed("{\"type\":\"ADDED\",\"obj", 7, 1 << 20, &c, &partial);
+	ret = feed("{\"type\":\"ADDED\",\"obj", 7, &c, &partial);
 	ASSERT(!ret && !c.n && partial, "stream: a cut value is partial, not delivered");
-	ret = feed("{\"type\":\"ADDED\"}\n{\"type\":}", 5, 1 << 20, &c, &partial);
+	ret = feed("{\"type\":\"ADDED\"}\n{\"type\":}", 5, &c, &partial);
 	ASSERT(ret == -EBADMSG && c.n == 1, "stream: bytes that are no JSON stop it after the good value");
-	ret = feed("{\"type\":\"ADDED\"},{\"type\":\"ADDED\"}", 64, 1 << 20, &c, &partial);
+	ret = feed("{\"type\":\"ADDED\"},{\"type\":\"ADDED\"}", 64, &c, &partial);
 	ASSERT(ret == -EBADMSG && c.n == 1, "stream: a comma between events is no JSON stream");
-	ret = feed("{\"type\":\"ADDED\",\"object\":{\"pad\":\"xxxxxxxxxxxxxxxxxxxx\"}}", 8, 32, &c,
-		   &partial);
-	ASSERT(ret == -EMSGSIZE && !c.n, "stream: a value past the size bound is refused");
+	ret = feed("{\"type\":\"ADDED\",}", 64, &c, &partial);
+	ASSERT(ret == -EBADMSG && !c.n, "stream: a trailing comma is no JSON");
+	ret = feed("{\"type\":\"A\x01\"}", 64, &c, &partial);
+	ASSERT(ret == -EBADMSG && !c.n, "stream: a raw control byte in a string is no JSON");
+	ret = feed("{\"type\":\"\\x41\"}", 64, &c, &partial);
+	ASSERT(ret == -EBADMSG && !c.n, "stream: an unknown escape is no JSON");
+	ret = feed("[1,2]", 64, &c, &partial);
+	ASSERT(!ret && c.n == 1 && !c.first_type[0], "stream: a value that is no object is kept as {}");
+
+	/* What is not kept costs nothing: 4 MiB of {} in a member not read. */
+	big = malloc(5 << 20);
+	if (!big)
+		return;
+	o = sprintf(big, "{\"type\":\"ADDED\",\"pad\":[");
+	for (; o < (4 << 20); o += 3)
+		memcpy(big + o, "{},", 3);
+	strcpy(big + o, "{}],\"object\":{\"a\":\"x\"}}");
+	ret = feed(big, 65536, &c, &partial);
+	check(!ret && c.n == 1 && !strcmp(c.first_type, "ADDED") && c.bytes > (4 << 20) &&
+	      c.kept_len == 1, "stream: 4 MiB of {} not kept, the value's size told",
+	      "ret %d, %d values, %zu bytes", ret, c.n, c.bytes);
+
+	/* A kept string is cut, still JSON, longer than any field read. */
+	o = sprintf(big, "{\"type\":\"ADDED\",\"object\":{\"a\":\"");
+	memset(big + o, 'x', 100000);
+	strcpy(big + o + 100000, "\"}}");
+	ret = feed(big, 4096, &c, &partial);
+	check(!ret && c.n == 1 && c.kept_len == JSON_KEEP_STR, "stream: a long string kept cut",
+	      "ret %d, %d values, kept %zu", ret, c.n, c.kept_len);
+
+	/* A member repeated past JSON_KEEP_MAX: the value is passed as NULL. */
+	o = sprintf(big, "{\"type\":\"ADDED\"");
+	for (int i = 0; i < 10000; i++)
+		o += sprintf(big + o, ",\"type\":\"ADDED\"");
+	strcpy(big + o, "}");
+	ret = feed(big, 4096, &c, &partial);
+	check(!ret && c.n == 1 && c.null_seen, "stream: more kept than JSON_KEEP_MAX: no value",
+	      "ret %d, %d values, null %d", ret, c.n, c.null_seen);
+
+	/* Nesting: 64 levels are read, 65 are no stream. */
+	memset(big, '[', 64);
+	memset(big + 64, ']', 64);
+	ret = feed_keep(ev_keep, big, 128, 7, &c, &partial);
+	ASSERT(!ret && c.n == 1, "stream: 64 levels read");
+	memset(big, '[', 65);
+	memset(big + 65, ']', 65);
+	ret = feed_keep(ev_keep, big, 130, 7, &c, &partial);
+	ASSERT(ret == -EBADMSG && !c.n, "stream: 65 levels refused");
+	free(big);
 }
 
 /* The table against a plain array: inserts, lookups and deletions in a
