@@ -237,7 +237,7 @@ dir=$t/many
 pages0=$(requests 'select(.query.watch == null)' | wc -l)
 ctl list "$t/many.json"
 t0=$(now_ms)
-start_agent systemd "$dir"
+start_agent systemd "$dir" --max-pods 5000
 wait_log "listed the pods of node node-1 at resourceVersion 14999" 120000 ||
 	fail "5000: not listed within 120 s"
 t1=$(now_ms)
