@@ -311,7 +311,6 @@ struct list_page {
 	char *err;
 	size_t errlen;
 	size_t pages;		/* values in this response: 1 */
-	size_t items;		/* pods of the list so far, all pages */
 };
 
 static int copy_checked(char *dst, size_t len, const char *src, const char *what,
@@ -328,13 +327,12 @@ static int copy_checked(char *dst, size_t len, const char *src, const char *what
 static int on_item(struct json_object *pod, size_t bytes, void *ctx)
 {
 	struct list_page *lp = ctx;
+	int ret = lp->item(pod, bytes, lp->ctx);
 
-	if (++lp->items > lp->api->max_list) {
+	if (ret == -E2BIG)
 		snprintf(lp->err, lp->errlen, "more than %zu pods in one list: refused",
 			 lp->api->max_list);
-		return -E2BIG;
-	}
-	return lp->item(pod, bytes, lp->ctx);
+	return ret;
 }
 
 /* The page itself, once its pods went by: its metadata and "items":[]. */

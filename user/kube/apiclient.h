@@ -33,7 +33,7 @@ struct kube_api {
 	char *token_file;	/* read at each request: bound tokens rotate */
 	char *selector;		/* "spec.nodeName=NODE", escaped for the query */
 	unsigned int watch_timeout;	/* s: the server ends a watch then */
-	size_t max_list;	/* pods in one list, all pages: more is refused */
+	size_t max_list;	/* pods in one list, all pages: more is refused (item()) */
 	volatile int *stop;	/* nonzero: abort any transfer */
 	void *curl;
 	struct kube_keep keep;
@@ -60,7 +60,7 @@ void kube_api_free(struct kube_api *api);
  * more than KUBE_MAX_ITEM bytes is the callee's to skip), then rv holds
  * the list's resourceVersion. Returns 0, KUBE_GONE if a page's continue
  * token expired (start again), item()'s nonzero return, or -errno with
- * err set: -E2BIG past api->max_list pods.
+ * err set; item() returns -E2BIG past api->max_list pods, and err says so.
  */
 typedef int (*kube_item_fn)(struct json_object *pod, size_t bytes, void *ctx);
 int kube_api_list(struct kube_api *api, kube_item_fn item, void *ctx,

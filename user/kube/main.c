@@ -74,6 +74,7 @@ struct agent {
 		unsigned long skipped;		/* no pod that can be read */
 		unsigned long oversized;	/* over KUBE_MAX_ITEM bytes */
 		unsigned long refused;		/* past max_pods */
+		unsigned long pods;		/* read, with a uid */
 	} total, in_list;
 	unsigned long failures, lists;
 };
@@ -149,6 +150,7 @@ static void pod_update(struct agent *a, struct json_object *obj, size_t bytes, b
 		return;
 	}
 	kube_pod_label(&p, who, sizeof(who));
+	count(a, pods);
 	if (bytes > KUBE_MAX_ITEM) {
 		/* Nothing changes for it; a list does not take its file away. */
 		count(a, skipped);
@@ -261,10 +263,15 @@ static int on_event(struct json_object *ev, size_t bytes, void *ctx)
 	return 0;
 }
 
+/* A list's pod. Endless pages (a hostile server's continue tokens) end
+ * at max_list pods that have a uid; what has none costs no memory.
+ */
 static int on_item(struct json_object *pod, size_t bytes, void *ctx)
 {
-	pod_update(ctx, pod, bytes, false);
-	return 0;
+	struct agent *a = ctx;
+
+	pod_update(a, pod, bytes, false);
+	return a->in_list.pods > a->api.max_list ? -E2BIG : 0;
 }
 
 static void swept(struct pod_entry *e, void *ctx)
