@@ -6,7 +6,8 @@
 # contents and number, requests counted in the stub's log, the agent's
 # peak RSS in KiB, valgrind's error count, the bytes of the agent's log.
 #
-#   mirror     a tenant's pod with config.mirror=<victim uid>
+#   mirror     a tenant's pod with config.mirror=<victim uid>, one with a
+#              forged config.source too
 #   memory     4 MiB of {}; 30 pods of 23k annotations; 500 pods of 256 KiB
 #   big        twelve 1.4 MB pods, one of 3 MB, one normal pod
 #   ca         a server whose CA is in the system's CA path, not --ca
@@ -94,6 +95,10 @@ t_mirror() {
 	[ "$(line2 "$(file mirror "$V")")" = "$want" ] &&
 		pass "mirror: the victim's drop-in stays \"limit 16k\" beside a pod with its uid as mirror" ||
 		fail "mirror: the victim's drop-in is \"$(line2 "$(file mirror "$V")")\""
+	grep -q "a pod skipped: kubernetes.io/config.mirror \"$V\" is not a static pod's uid" \
+		"$t/mirror/log" && [ ! -e "$(file mirror f0f0f0f0-0000-4000-8000-0000000000c3)" ] &&
+		pass "mirror: a pod with a forged config.source cannot name a pod with a UUID" ||
+		fail "mirror: the forger: $(grep -m1 forger "$t/mirror/log")"
 	[ "$(line2 "$(file mirror "$A")")" = "kubepods-burstable-pod${A//-/_}.slice budget 1" ] &&
 		pass "mirror: the attacker's policy names its own cgroup" ||
 		fail "mirror: the attacker's drop-in: $(cat "$(file mirror "$A")" 2>&1)"

@@ -77,12 +77,19 @@ int kube_pod_read(struct json_object *obj, const char *annotation, const char *n
 		return tsq_errf(err, errlen, "an object without metadata");
 	if (mirror && !static_pod_of(ann, pod_node, node))
 		mirror = NULL;
+	/* The kubelet names a static pod by the MD5 of its manifest: a
+	 * tenant who forges config.source still cannot name a pod the API
+	 * server made (a UUID).
+	 */
+	if (mirror && (strlen(mirror) != 32 || strspn(mirror, "0123456789abcdef") != 32))
+		return tsq_errf(err, errlen, "%s \"%s\" is not a static pod's uid (32 hex digits)",
+				KUBE_MIRROR_ANNOTATION, tsq_quote(q, sizeof(q), mirror));
 	if (mirror)
 		uid = mirror;
 	if (!kube_uid_valid(uid))
-		return tsq_errf(err, errlen, "%s \"%s\" is not a pod uid (hex digits and '-', "
-				"at most %d)", mirror ? KUBE_MIRROR_ANNOTATION : "uid",
-				tsq_quote(q, sizeof(q), uid ? uid : "(none)"), KUBE_UID_MAX);
+		return tsq_errf(err, errlen, "uid \"%s\" is not a pod uid (hex digits and '-', "
+				"at most %d)", tsq_quote(q, sizeof(q), uid ? uid : "(none)"),
+				KUBE_UID_MAX);
 	strcpy(p->uid, uid);
 	if (dns_name(ns) && dns_name(name)) {
 		strcpy(p->ns, ns);

@@ -51,7 +51,9 @@ bool kube_uid_valid(const char *uid);
  * So the mirror uid counts only where the kubelet of node would have
  * written it: the pod's own config.source is "file" or "http" (a static
  * pod) and its spec.nodeName is node. Elsewhere the pod's own uid names
- * it, and it cannot reach another pod's cgroup or drop-in.
+ * it, and it cannot reach another pod's cgroup or drop-in. A mirror uid
+ * that counts must be the kubelet's hash (32 hex digits), or the pod is
+ * an error: a forged config.source cannot reach a pod with a UUID.
  */
 int kube_pod_read(struct json_object *obj, const char *annotation, const char *node,
 		  struct kube_pod *p, char *err, size_t errlen);

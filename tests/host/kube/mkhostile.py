@@ -13,7 +13,8 @@ compact as the API server writes them. Pods are mkpods.pod()'s, on node-1.
       "limit 4k", then "normal-0" with "limit 16k"
   mkhostile.py mirror OUT VICTIM_UID ATTACKER_UID STATIC_UID
       default/victim-0 ("limit 16k"); tenant-b/attacker-0 ("budget 1",
-      config.mirror VICTIM_UID, no config.source); kube-system/etcd-node-1,
+      config.mirror VICTIM_UID, no config.source); tenant-c/forger-0 ("budget
+      2", config.mirror VICTIM_UID, a forged config.source file); kube-system/etcd-node-1,
       a static pod's mirror (config.source file, config.mirror STATIC_UID,
       "limit 32k")
   mkhostile.py event OUT TYPE FILE NAME   one event of TYPE for the pod NAME
@@ -82,6 +83,10 @@ def main():
         pods = [pod('victim-0', victim, 100, policy='limit 16k'),
                 pod('attacker-0', attacker, 101, ns='tenant-b', policy='budget 1',
                     extra_annotations={'kubernetes.io/config.mirror': victim}),
+                pod('forger-0', 'f0f0f0f0-0000-4000-8000-0000000000c3', 103, ns='tenant-c',
+                    policy='budget 2',
+                    extra_annotations={'kubernetes.io/config.mirror': victim,
+                                       'kubernetes.io/config.source': 'file'}),
                 pod('etcd-node-1', 'a1b2c3d4-0000-4000-8000-00000000e7cd', 102,
                     ns='kube-system', policy='limit 32k',
                     extra_annotations={'kubernetes.io/config.mirror': static,

@@ -92,6 +92,10 @@ static const struct {
 	{ "", NULL, "Burstable", "limit 8k", -EINVAL, "uid \"\" is not" },
 	{ UID, "../x" STATIC_SRC, "Burstable", "limit 8k", -EINVAL,
 	  "kubernetes.io/config.mirror \"../x\" is not" },
+	/* A forged config.source: still no other API pod's uid. */
+	{ UID, "1b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9" STATIC_SRC, "Burstable", "limit 8k",
+	  -EINVAL, "kubernetes.io/config.mirror \"1b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9\" is "
+	  "not a static pod's uid" },
 	{ UID, NULL, "Platinum", "limit 8k", -EINVAL, "no QoS class known" },
 	{ UID, NULL, "Burstable", "limit 8k\\nkubepods.slice limit 1k", -EINVAL,
 	  "annotation tsq.io/policy: \"limit 8k\\x0akubepods.slice" },
@@ -188,11 +192,13 @@ static int on_item(struct json_object *v, size_t bytes, void *ctx)
 	return 0;
 }
 
-static const struct json_keep obj_keep[] = { { "a" }, {} };
-static const struct json_keep ev_keep[] = { { "type" }, { "object", obj_keep }, {} };
-static const struct json_keep meta_keep[] = { { "uid" }, {} };
-static const struct json_keep item_keep[] = { { "metadata", meta_keep }, {} };
-static const struct json_keep page_keep[] = { { "items", item_keep, true }, {} };
+static const struct json_keep obj_keep[] = { { .key = "a" }, {} };
+static const struct json_keep ev_keep[] = { { .key = "type" },
+					    { .key = "object", .sub = obj_keep }, {} };
+static const struct json_keep meta_keep[] = { { .key = "uid" }, {} };
+static const struct json_keep item_keep[] = { { .key = "metadata", .sub = meta_keep }, {} };
+static const struct json_keep page_keep[] = { { .key = "items", .sub = item_keep, .each = true },
+					      {} };
 
 /* feed in pieces of step bytes; returns the feed's error. */
 static int feed_keep(const struct json_keep *keep, const char *text, size_t len, size_t step,
