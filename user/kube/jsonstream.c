@@ -154,6 +154,41 @@ static int value_end(struct json_stream *s)
 	return 0;
 }
 
+/* RFC 8259's number, a state a byte: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+enum { N_START = 1, N_SIGN, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
+
+/* The state after c, or 0 if c is no part of the number. */
+static int num_next(int state, unsigned char c)
+{
+	bool digit = c >= '0' && c <= '9';
+
+	switch (state) {
+	case N_START:
+		return c == '-' ? N_SIGN : c == '0' ? N_ZERO : digit ? N_INT : 0;
+	case N_SIGN:
+		return c == '0' ? N_ZERO : digit ? N_INT : 0;
+	case N_ZERO:
+		return c == '.' ? N_DOT : c == 'e' || c == 'E' ? N_E : 0;
+	case N_INT:
+		return digit ? N_INT : c == '.' ? N_DOT : c == 'e' || c == 'E' ? N_E : 0;
+	case N_FRAC:
+		return digit ? N_FRAC : c == 'e' || c == 'E' ? N_E : 0;
+	case N_DOT:
+		return digit ? N_FRAC : 0;
+	case N_E:
+		return c == '+' || c == '-' ? N_ESIGN : digit ? N_EXP : 0;
+	case N_ESIGN:
+	case N_EXP:
+		return digit ? N_EXP : 0;
+	}
+	return 0;
+}
+
+static bool num_done(int state)
+{
+	return state == N_ZERO || state == N_INT || state == N_FRAC || state == N_EXP;
+}
+
 static void member_name(struct json_stream *s, struct json_level *p)
 {
 	if (p->kept++)
@@ -188,8 +223,12 @@ static int value_begin(struct json_stream *s, unsigned char c, char *err, size_t
 			else
 				mode = M_ALL;
 			keep = m->sub;
-			if (mode != M_SKIP)
-				member_name(s, p);
+			member_name(s, p);
+			/* Of the wrong type, it is null: the last of two members
+			 * of a name counts, as in json-c's tree of the whole.
+			 */
+			if (mode == M_SKIP)
+				emit(s, "null", 4);
 		}
 	}
 	if (unit) {
@@ -238,6 +277,7 @@ static int value_begin(struct json_stream *s, unsigned char c, char *err, size_t
 	}
 	if (c == '-' || (c >= '0' && c <= '9')) {
 		s->tok_state = T_NUM;
+		s->lit_pos = num_next(N_START, c);
 		s->str_emit = mode == M_ALL;
 		s->str_len = 1;
 		if (s->str_emit)
@@ -297,6 +337,7 @@ static int token_byte(struct json_stream *s, unsigned char c, bool *again, char 
 {
 	static const char esc_in[] = "\"\\/bfnrt", esc_out[] = "\"\\/\b\f\n\r\t";
 	const char *e = NULL;
+	int next;
 
 	switch (s->tok_state) {
 	case T_STR:
@@ -349,14 +390,17 @@ static int token_byte(struct json_stream *s, unsigned char c, bool *again, char 
 		}
 		return 0;
 	case T_NUM:
-		if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' ||
-		    c == '-') {
+		next = num_next(s->lit_pos, c);
+		if (next > 0) {
+			s->lit_pos = next;
 			if (s->str_emit && ++s->str_len > NUM_MAX)
 				s->unit[s->units - 1].overflow = true;
 			else if (s->str_emit)
 				emit_c(s, c);
 			return 0;
 		}
+		if (!num_done(s->lit_pos))
+			return bad(s, "a number cut short", err, errlen);
 		s->tok_state = T_NONE;
 		*again = true;
 		return value_end(s);

@@ -16,7 +16,8 @@
  * JSON_KEEP_STR bytes is cut there: longer than any field read); sub
  * set: only those members of it, if it is an object; each: it is an
  * array whose elements are values of their own (a list's items), each
- * kept as sub says and passed to the stream's each_fn as it ends.
+ * kept as sub says and passed to the stream's each_fn as it ends. A
+ * member with sub or each whose value has another type is kept as null.
  */
 struct json_keep {
 	const char *key;
