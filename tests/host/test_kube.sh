@@ -9,15 +9,8 @@
 # to converge after the list and after 1,000 watch events.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${OUTPUT:-$top/.output}
-kube=$out/tsq-kube
-here=$top/tests/host/kube
-py=/usr/bin/python3
-[ -x "$kube" ] || { echo "# SKIP: test_kube: no $kube (make all)"; exit 0; }
-for c in openssl "$py"; do
-	command -v "$c" >/dev/null || { echo "# SKIP: test_kube: no $c"; exit 0; }
-done
-t=$(mktemp -d)
+. "$top/tests/host/kube/host.sh"
+kube_host_init test_kube
 stub= agent=
 cleanup() {
 	[ -z "$agent" ] || kill "$agent" 2>/dev/null
@@ -26,10 +19,6 @@ cleanup() {
 	rm -rf "$t"
 }
 trap cleanup EXIT
-
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1"; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 . "$here/stub.sh"
 kube_stub_start "$t" || { echo "FAIL: the stub API server did not start"; exit 1; }

@@ -17,15 +17,8 @@
 #   endless    continue tokens without end, each page new pods
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${OUTPUT:-$top/.output}
-kube=$out/tsq-kube
-here=$top/tests/host/kube
-py=/usr/bin/python3
-[ -x "$kube" ] || { echo "# SKIP: test_kube_hostile: no $kube (make all)"; exit 0; }
-for c in openssl jq "$py"; do
-	command -v "$c" >/dev/null || { echo "# SKIP: test_kube_hostile: no $c"; exit 0; }
-done
-t=$(mktemp -d)
+. "$top/tests/host/kube/host.sh"
+kube_host_init test_kube_hostile jq
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -33,10 +26,6 @@ cleanup() {
 	rm -rf "$t"
 }
 trap cleanup EXIT
-
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1"; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 . "$here/stub.sh"
 
