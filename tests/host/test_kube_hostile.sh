@@ -175,11 +175,36 @@ t_big() {
 		wait_log big "default/normal-0: kubepods-burstable-pod7e570004_0000_4000_8000_000000000000.slice limit 24k" &&
 			pass "big: the watch goes on: normal-0's new policy applied" ||
 			fail "big: no watch: $(tail -2 "$t/big/log")"
+		# over-0 small with "limit 4k", then 3 MB with "limit 2k", then
+		# listed again at 3 MB: its drop-in stays as it was.
+		o=$(file big 7e570003-0000-4000-8000-000000000000)
+		mk big "$t/small.json" 0 0 0
+		mk event "$t/o1.json" MODIFIED "$t/small.json" over-0
+		mk event "$t/o2.json" MODIFIED "$t/big.json" over-0
+		sed -i 's/limit 4k/limit 2k/' "$t/o2.json"
+		ctl big events "$t/o1.json"
+		wait_log big "default/over-0: kubepods-burstable-pod7e570003_0000_4000_8000_000000000000.slice limit 4k" ||
+			fail "big: over-0 at its small size not applied"
+		ctl big events "$t/o2.json"
+		wait_log big "skipped, its policy stays as it was" ||
+			fail "big: over-0 at 3 MB not skipped: $(tail -1 "$t/big/log")"
+		ctl big list "$t/big.json"
+		ctl big gone
+		for _ in $(seq 200); do
+			[ "$(grep -c 'listed the pods of node node-1 at resourceVersion 300' "$t/big/log")" = 2 ] &&
+				break
+			sleep 0.1
+		done
+		[ "$(grep -c 'listed the pods of node node-1 at resourceVersion 300' "$t/big/log")" = 2 ] &&
+			[ "$(line2 "$o")" = "kubepods-burstable-pod7e570003_0000_4000_8000_000000000000.slice limit 4k" ] &&
+			[ "$(ls "$t/big/d" | wc -l)" = 14 ] &&
+			pass "big: a pod grown past 2 MiB keeps its drop-in, in an event and in a list" ||
+			fail "big: over-0's drop-in: \"$(line2 "$o")\", $(ls "$t/big/d" | wc -l) files"
 	else
 		fail "big: not listed in 60 s: $(grep -c 'list' "$t/big/log") list lines; $(tail -1 "$t/big/log")"
 	fi
 	stop "$agent"
-	rm -f "$t/big.json"
+	rm -f "$t"/big.json "$t"/o2.json
 }
 
 # ca: only --ca is trusted, not the system's CA path (/etc/ssl/certs)
