@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A node's pods from the Kubernetes API, with libcurl and json-c.
  *
- * A list comes in pages of KUBE_LIST_PAGE pods (limit/continue), so that
- * 5,000 pods never sit in memory as one JSON tree; a watch is a chunked
- * response of one event after another, parsed as the bytes arrive. The
+ * A list comes in pages of KUBE_LIST_PAGE pods (limit/continue), and a
+ * page's pods are read one by one as the bytes arrive; a watch is a
+ * chunked response of one event after another, read the same way. Of
+ * each, only the members tsq-kube uses are kept (struct kube_keep). The
  * field selector spec.nodeName=NODE makes the server send this node's
  * pods only. Everything the server sends is input to check: a status
  * line, a Status body, the JSON's shape, its size.
@@ -19,6 +20,7 @@
 
 #include "apiclient.h"
 #include "jsonstream.h"
+#include "pod.h"
 #include "quote.h"
 
 #define TOKEN_MAX	16384	/* bytes; a service account JWT is about 1 KB */
@@ -36,8 +38,30 @@ static char *join(const char *a, const char *b)
 	return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
 }
 
+/* What is read: keep_init()'s tables, filled in with the annotation key. */
+static void keep_init(struct kube_keep *k, const char *annotation)
+{
+	const struct kube_keep init = {
+		.ann = { { annotation }, { KUBE_MIRROR_ANNOTATION }, { KUBE_SOURCE_ANNOTATION } },
+		.meta = { { "uid" }, { "name" }, { "namespace" }, { "resourceVersion" },
+			  { "annotations", k->ann } },
+		.spec = { { "nodeName" } },
+		.status = { { "phase" }, { "qosClass" } },
+		.pod = { { "metadata", k->meta }, { "spec", k->spec }, { "status", k->status } },
+		/* A pod, or a Status (an ERROR event's code and message). */
+		.event_obj = { { "metadata", k->meta }, { "spec", k->spec },
+			       { "status", k->status }, { "code" }, { "message" } },
+		.event = { { "type" }, { "object", k->event_obj } },
+		.list_meta = { { "resourceVersion" }, { "continue" } },
+		.page = { { "metadata", k->list_meta }, { "items", k->pod, true } },
+	};
+
+	*k = init;
+}
+
 int kube_api_init(struct kube_api *api, const char *server, const char *ca_file,
-		  const char *token_file, const char *node, char *err, size_t errlen)
+		  const char *token_file, const char *node, const char *annotation,
+		  char *err, size_t errlen)
 {
 	const char *host = getenv("KUBERNETES_SERVICE_HOST");
 	const char *port = getenv("KUBERNETES_SERVICE_PORT");
@@ -46,6 +70,8 @@ int kube_api_init(struct kube_api *api, const char *server, const char *ca_file,
 
 	memset(api, 0, sizeof(*api));
 	api->watch_timeout = 300;
+	api->max_list = (size_t)-1;
+	keep_init(&api->keep, annotation);
 	if (server) {
 		if (strncmp(server, "https://", 8) || strlen(server) < 9) {
 			snprintf(err, errlen, "--server must be an https:// URL");
@@ -186,15 +212,17 @@ static void status_error(struct transfer *t)
 	json_object_put(o);
 }
 
-/* GET server+path; the body goes through fn value by value. 0 when the
- * response was 200 and complete; KUBE_GONE for 410; else -errno.
+/* GET server+path; the body goes through fn value by value, kept as
+ * keep says, and each_fn element by element of its "each" arrays. 0
+ * when the response was 200 and complete; KUBE_GONE for 410; else -errno.
  */
-static int get(struct kube_api *api, const char *path, bool watch, json_value_fn fn,
-	       void *ctx, char *err, size_t errlen)
+static int get(struct kube_api *api, const char *path, const struct json_keep *keep,
+	       json_value_fn fn, json_value_fn each_fn, void *ctx, char *err, size_t errlen)
 {
 	struct transfer t = { .api = api, .c = api->curl, .err = err, .errlen = errlen };
 	struct curl_slist *hdrs = NULL, *h;
 	char *url = join(api->server, path), *auth = NULL, cerr[CURL_ERROR_SIZE] = "";
+	char q[CURL_ERROR_SIZE * 4 + 8];
 	CURLcode rc;
 	int ret;
 
@@ -203,7 +231,7 @@ static int get(struct kube_api *api, const char *path, bool watch, json_value_fn
 	ret = auth_header(api, &auth, err, errlen);
 	if (ret)
 		goto out;
-	ret = json_stream_init(&t.js, KUBE_MAX_VALUE, fn, ctx);
+	ret = json_stream_init(&t.js, keep, fn, each_fn, ctx);
 	if (ret)
 		goto out;
 	hdrs = curl_slist_append(NULL, auth);
@@ -216,7 +244,12 @@ static int get(struct kube_api *api, const char *path, bool watch, json_value_fn
 	curl_easy_reset(t.c);
 	curl_easy_setopt(t.c, CURLOPT_URL, url);
 	curl_easy_setopt(t.c, CURLOPT_PROTOCOLS_STR, "https");
+	/* --ca alone: libcurl also trusts its default CA path (Debian's
+	 * libcurl-gnutls: /etc/ssl/certs), and a certificate any public CA
+	 * signed would then get the token. Both set, the path to none.
+	 */
 	curl_easy_setopt(t.c, CURLOPT_CAINFO, api->ca_file);
+	curl_easy_setopt(t.c, CURLOPT_CAPATH, NULL);
 	curl_easy_setopt(t.c, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(t.c, CURLOPT_SSL_VERIFYHOST, 2L);
 	curl_easy_setopt(t.c, CURLOPT_HTTPHEADER, hdrs);
@@ -235,8 +268,8 @@ static int get(struct kube_api *api, const char *path, bool watch, json_value_fn
 	 */
 	curl_easy_setopt(t.c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(t.c, CURLOPT_LOW_SPEED_TIME,
-			 watch ? (long)api->watch_timeout * 2 + 30 : 30L);
-	if (!watch)
+			 each_fn ? 30L : (long)api->watch_timeout * 2 + 30);
+	if (each_fn)
 		curl_easy_setopt(t.c, CURLOPT_TIMEOUT, (long)LIST_TIMEOUT);
 
 	rc = curl_easy_perform(t.c);
@@ -249,7 +282,8 @@ static int get(struct kube_api *api, const char *path, bool watch, json_value_fn
 		ret = -EINTR;
 	} else if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: %s", t.status == 200 ? "connection lost" :
-			 "request failed", cerr[0] ? cerr : curl_easy_strerror(rc));
+			 "request failed", tsq_quote(q, sizeof(q), cerr[0] ? cerr :
+						     curl_easy_strerror(rc)));
 		ret = -EPIPE;
 	} else if (t.status == 410) {
 		status_error(&t);
@@ -270,12 +304,13 @@ out:
 }
 
 struct list_page {
+	struct kube_api *api;
 	kube_item_fn item;
 	void *ctx;
 	char rv[KUBE_RV_MAX], cont[4096];
 	char *err;
 	size_t errlen;
-	size_t items;
+	size_t pages;		/* values in this response: 1 */
 };
 
 static int copy_checked(char *dst, size_t len, const char *src, const char *what,
@@ -289,49 +324,49 @@ static int copy_checked(char *dst, size_t len, const char *src, const char *what
 	return 0;
 }
 
-static int on_page(struct json_object *page, void *ctx)
+static int on_item(struct json_object *pod, size_t bytes, void *ctx)
 {
 	struct list_page *lp = ctx;
-	struct json_object *items;
+	int ret = lp->item(pod, bytes, lp->ctx);
+
+	if (ret == -E2BIG)
+		snprintf(lp->err, lp->errlen, "more than %zu pods in one list: refused",
+			 lp->api->max_list);
+	return ret;
+}
+
+/* The page itself, once its pods went by: its metadata and "items":[]. */
+static int on_page(struct json_object *page, size_t bytes, void *ctx)
+{
+	struct list_page *lp = ctx;
+	struct json_object *items = json_get(page, "items");
 	const char *rv = json_get_str(json_get(page, "metadata"), "resourceVersion");
 	const char *cont = json_get_str(json_get(page, "metadata"), "continue");
-	size_t n;
-	int ret;
 
-	if (lp->items != (size_t)-1) {
+	if (lp->pages++) {
 		snprintf(lp->err, lp->errlen, "a list response with more than one JSON value");
 		return -EPROTO;
 	}
-	items = json_get(page, "items");
 	if (!rv || !items || !json_object_is_type(items, json_type_array)) {
 		snprintf(lp->err, lp->errlen, "the list response is no list "
 			 "(no metadata.resourceVersion or items)");
 		return -EPROTO;
 	}
-	ret = copy_checked(lp->rv, sizeof(lp->rv), rv, "resourceVersion", lp->err, lp->errlen) ?:
-	      copy_checked(lp->cont, sizeof(lp->cont), cont ? cont : "", "continue token",
-			   lp->err, lp->errlen);
-	if (ret)
-		return ret;
-	n = json_object_array_length(items);
-	for (size_t i = 0; i < n; i++) {
-		ret = lp->item(json_object_array_get_idx(items, i), lp->ctx);
-		if (ret)
-			return ret;
-	}
-	lp->items = n;
-	return 0;
+	return copy_checked(lp->rv, sizeof(lp->rv), rv, "resourceVersion", lp->err, lp->errlen) ?:
+	       copy_checked(lp->cont, sizeof(lp->cont), cont ? cont : "", "continue token",
+			    lp->err, lp->errlen);
 }
 
 int kube_api_list(struct kube_api *api, kube_item_fn item, void *ctx,
 		  char *rv, size_t rvlen, char *err, size_t errlen)
 {
-	struct list_page lp = { .item = item, .ctx = ctx, .err = err, .errlen = errlen };
+	struct list_page lp = { .api = api, .item = item, .ctx = ctx, .err = err,
+				.errlen = errlen };
 	char *path = NULL, *cont = NULL;
 	int ret;
 
 	do {
-		lp.items = (size_t)-1;
+		lp.pages = 0;
 		if (lp.cont[0]) {
 			cont = curl_easy_escape(api->curl, lp.cont, 0);
 			if (!cont)
@@ -344,9 +379,10 @@ int kube_api_list(struct kube_api *api, kube_item_fn item, void *ctx,
 		cont = NULL;
 		if (ret < 0)
 			return -ENOMEM;
-		ret = get(api, path, false, on_page, &lp, err, errlen);
+		lp.cont[0] = '\0';
+		ret = get(api, path, api->keep.page, on_page, on_item, &lp, err, errlen);
 		free(path);
-		if (!ret && lp.items == (size_t)-1) {
+		if (!ret && !lp.pages) {
 			snprintf(err, errlen, "an empty list response");
 			ret = -EPROTO;
 		}
@@ -365,12 +401,12 @@ struct watch {
 	size_t *events;
 };
 
-static int on_event(struct json_object *ev, void *ctx)
+static int on_event(struct json_object *ev, size_t bytes, void *ctx)
 {
 	struct watch *w = ctx;
 
 	(*w->events)++;
-	return w->event(ev, w->ctx);
+	return w->event(ev, bytes, w->ctx);
 }
 
 int kube_api_watch(struct kube_api *api, const char *rv, kube_event_fn event, void *ctx,
@@ -389,7 +425,7 @@ int kube_api_watch(struct kube_api *api, const char *rv, kube_event_fn event, vo
 	curl_free(erv);
 	if (ret < 0)
 		return -ENOMEM;
-	ret = get(api, path, true, on_event, &w, err, errlen);
+	ret = get(api, path, api->keep.event, on_event, NULL, &w, err, errlen);
 	free(path);
 	return ret;
 }

@@ -51,8 +51,17 @@ static enum kube_qos qos_class(const char *s)
 	return KUBE_QOS_UNKNOWN;
 }
 
-int kube_pod_read(struct json_object *obj, const char *annotation, struct kube_pod *p,
-		  char *err, size_t errlen)
+/* Whether the mirror annotation names this pod's cgroup: see pod.h. */
+static bool static_pod_of(struct json_object *ann, const char *pod_node, const char *node)
+{
+	const char *source = json_get_str(ann, KUBE_SOURCE_ANNOTATION);
+
+	return source && (!strcmp(source, "file") || !strcmp(source, "http")) &&
+	       pod_node && node && !strcmp(pod_node, node);
+}
+
+int kube_pod_read(struct json_object *obj, const char *annotation, const char *node,
+		  struct kube_pod *p, char *err, size_t errlen)
 {
 	struct json_object *meta = json_get(obj, "metadata");
 	struct json_object *ann = json_get(meta, "annotations"), *status = json_get(obj, "status");
@@ -60,23 +69,33 @@ int kube_pod_read(struct json_object *obj, const char *annotation, struct kube_p
 	const char *mirror = json_get_str(ann, KUBE_MIRROR_ANNOTATION);
 	const char *ns = json_get_str(meta, "namespace"), *name = json_get_str(meta, "name");
 	const char *phase = json_get_str(status, "phase");
+	const char *pod_node = json_get_str(json_get(obj, "spec"), "nodeName");
 	char q[TSQ_QUOTE_BUFSZ];
 
 	memset(p, 0, sizeof(*p));
 	if (!json_object_is_type(obj, json_type_object) || !meta)
 		return tsq_errf(err, errlen, "an object without metadata");
+	if (mirror && !static_pod_of(ann, pod_node, node))
+		mirror = NULL;
+	/* The kubelet names a static pod by the MD5 of its manifest: a
+	 * tenant who forges config.source still cannot name a pod the API
+	 * server made (a UUID).
+	 */
+	if (mirror && (strlen(mirror) != 32 || strspn(mirror, "0123456789abcdef") != 32))
+		return tsq_errf(err, errlen, "%s \"%s\" is not a static pod's uid (32 hex digits)",
+				KUBE_MIRROR_ANNOTATION, tsq_quote(q, sizeof(q), mirror));
 	if (mirror)
 		uid = mirror;
 	if (!kube_uid_valid(uid))
-		return tsq_errf(err, errlen, "%s \"%s\" is not a pod uid (hex digits and '-', "
-				"at most %d)", mirror ? KUBE_MIRROR_ANNOTATION : "uid",
-				tsq_quote(q, sizeof(q), uid ? uid : "(none)"), KUBE_UID_MAX);
+		return tsq_errf(err, errlen, "uid \"%s\" is not a pod uid (hex digits and '-', "
+				"at most %d)", tsq_quote(q, sizeof(q), uid ? uid : "(none)"),
+				KUBE_UID_MAX);
 	strcpy(p->uid, uid);
 	if (dns_name(ns) && dns_name(name)) {
 		strcpy(p->ns, ns);
 		strcpy(p->name, name);
 	}
-	p->node = json_get_str(json_get(obj, "spec"), "nodeName") ?: "";
+	p->node = pod_node ?: "";
 	p->policy = json_get_str(ann, annotation);
 	p->qos = qos_class(json_get_str(status, "qosClass"));
 	p->terminal = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));

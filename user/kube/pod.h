@@ -23,10 +23,12 @@ enum kube_qos {
 #define KUBE_NAME_MAX	253	/* a DNS-1123 subdomain */
 #define KUBE_POLICY_MAX	256	/* bytes of an annotation's value read */
 #define KUBE_MIRROR_ANNOTATION	"kubernetes.io/config.mirror"
+#define KUBE_SOURCE_ANNOTATION	"kubernetes.io/config.source"
 
 struct kube_pod {
 	/* The uid in the pod's cgroup name: a mirror pod's is its static
-	 * pod's (the config.mirror annotation), not the API object's.
+	 * pod's (the config.mirror annotation), not the API object's; but
+	 * only for a static pod of this node (see kube_pod_read()).
 	 */
 	char uid[KUBE_UID_MAX + 1];
 	char ns[KUBE_NAME_MAX + 1], name[KUBE_NAME_MAX + 1];	/* "" if not DNS names */
@@ -43,9 +45,18 @@ bool kube_uid_valid(const char *uid);
  * Read the fields above from a Pod object; policy from the annotation
  * key given. Only a missing or invalid uid is an error (-EINVAL, err
  * set): without it the pod cannot be told apart from another.
+ *
+ * Any user who may create a pod may write any annotation, the mirror
+ * one included (the API server only wants spec.nodeName set with it).
+ * So the mirror uid counts only where the kubelet of node would have
+ * written it: the pod's own config.source is "file" or "http" (a static
+ * pod) and its spec.nodeName is node. Elsewhere the pod's own uid names
+ * it, and it cannot reach another pod's cgroup or drop-in. A mirror uid
+ * that counts must be the kubelet's hash (32 hex digits), or the pod is
+ * an error: a forged config.source cannot reach a pod with a UUID.
  */
-int kube_pod_read(struct json_object *obj, const char *annotation, struct kube_pod *p,
-		  char *err, size_t errlen);
+int kube_pod_read(struct json_object *obj, const char *annotation, const char *node,
+		  struct kube_pod *p, char *err, size_t errlen);
 
 /* "ns/name" for messages, or the uid when the names are not valid. */
 const char *kube_pod_label(const struct kube_pod *p, char *buf, size_t len);

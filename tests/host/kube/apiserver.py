@@ -18,6 +18,16 @@ the test tells it through a FIFO, one command a line:
   end                 the watch ends, as at its timeoutSeconds
   quit
 
+and, for the attacks of tests/host/test_kube_hostile.sh:
+
+  rawlist FILE        the next list request gets FILE's bytes as they are
+  sticky FILE         a list request with none queued gets FILE, every time
+  watchmode MODE      a watch with nothing queued: "wait" (the default),
+                      "gone-http" (a 410 Status), "gone-event" (an ERROR
+                      410 event, then the end), "empty" (it ends at once)
+  endless             every list page: 500 new pods with a policy, and a
+                      continue token for more, without end
+
 Requests are logged one JSON object a line to --log. Only for tests: it
 binds 127.0.0.1 and stops by itself after --lifetime seconds.
 """
@@ -40,6 +50,15 @@ seen_uids = set()
 list_cache = {}
 watch_gen = 0
 quitting = False
+sticky = None
+watch_mode = 'wait'
+endless = False
+
+
+GONE = {'type': 'ERROR', 'object': {
+    'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
+    'status': 'Failure', 'reason': 'Expired', 'code': 410,
+    'message': 'too old resource version: 1 (2)'}}
 
 
 def values(path):
@@ -74,7 +93,7 @@ def events(path):
 
 
 def control(fifo):
-    global quitting
+    global quitting, sticky, watch_mode, endless
     # Read-write: a writer that closes is no end of file.
     f = open(os.open(fifo, os.O_RDWR), 'r')
     for line in f:
@@ -94,14 +113,18 @@ def control(fifo):
                 e = next(events(arg))
                 watch_q.append(('drop', e[:len(e) // 2]))
             elif cmd == 'gone':
-                st = {'type': 'ERROR', 'object': {
-                    'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
-                    'status': 'Failure', 'reason': 'Expired', 'code': 410,
-                    'message': 'too old resource version: 1 (2)'}}
-                watch_q.append(('data', (json.dumps(st) + '\n').encode()))
+                watch_q.append(('data', (json.dumps(GONE) + '\n').encode()))
                 watch_q.append(('end', b''))
             elif cmd == 'end':
                 watch_q.append(('end', b''))
+            elif cmd == 'rawlist':
+                lists.append((arg, 'raw'))
+            elif cmd == 'sticky':
+                sticky = arg
+            elif cmd == 'watchmode':
+                watch_mode = arg
+            elif cmd == 'endless':
+                endless = True
             elif cmd == 'quit':
                 quitting = True
             lock.notify_all()
@@ -155,19 +178,51 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.watch()
         return self.list(q)
 
+    def send_body(self, body):
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        for i in range(0, len(body), 1 << 20):
+            self.wfile.write(body[i:i + (1 << 20)])
+
+    def endless_page(self, q):
+        """500 pods never seen, and a continue token: a list without end."""
+        page = int(json.loads(base64.b64decode(q['continue']))[2]) if q.get('continue') else 0
+        items = []
+        for i in range(500):
+            n = page * 500 + i
+            items.append(json.dumps({
+                'kind': 'Pod', 'metadata': {
+                    'name': 'flood-%d' % n, 'namespace': 'flood', 'resourceVersion': '7',
+                    'uid': '%08x-0000-4000-8000-%012x' % (page, n),
+                    'annotations': {'tsq.io/policy': 'limit 8k'}},
+                'spec': {'nodeName': q.get('fieldSelector', '').partition('=')[2]},
+                'status': {'phase': 'Running', 'qosClass': 'Burstable'}},
+                separators=(',', ':')))
+        cont = base64.b64encode(json.dumps(['endless', False, page + 1]).encode()).decode()
+        head = json.dumps({'kind': 'PodList', 'apiVersion': 'v1',
+                           'metadata': {'resourceVersion': '7', 'continue': cont}})
+        self.send_body(head[:-1].encode() + b',"items":[' + ','.join(items).encode() + b']}')
+
     def list(self, q):
         limit = int(q.get('limit', '0') or 0)
         cont = q.get('continue')
+        if endless:
+            return self.endless_page(q)
         if cont:
             path, expire, off = json.loads(base64.b64decode(cont))
             if expire:
                 return self.status(410, 'Expired', 'The provided continue parameter is too old')
         else:
             with lock:
-                lock.wait_for(lambda: lists, timeout=30)
-                if not lists:
+                lock.wait_for(lambda: lists or sticky, timeout=30)
+                if not lists and not sticky:
                     return self.status(503, 'ServiceUnavailable', 'no list queued')
-                path, expire = lists.popleft()
+                path, expire = lists.popleft() if lists else (sticky, False)
+            if expire == 'raw':
+                with open(path, 'rb') as f:
+                    return self.send_body(f.read())
             off = 0
         # Each pod encoded once: the stub must not be what a 5,000-pod
         # list waits for.
@@ -187,12 +242,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if end < len(items):
             meta['continue'] = base64.b64encode(json.dumps([path, expire, end]).encode()).decode()
         head = json.dumps({'kind': 'PodList', 'apiVersion': 'v1', 'metadata': meta})
-        body = head[:-1].encode() + b',"items":[' + b','.join(items[off:end]) + b']}'
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_body(head[:-1].encode() + b',"items":[' + b','.join(items[off:end]) + b']}')
 
     def watch(self):
         global watch_gen
@@ -200,12 +250,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             watch_gen += 1
             me = watch_gen
             lock.notify_all()
+            mode = watch_mode if not watch_q else 'wait'
+        if mode == 'gone-http':
+            return self.status(410, 'Expired', 'too old resource version: 1 (2)')
         self.send_response(200)
         self.send_header('Content-Type', 'application/json')
         self.send_header('Transfer-Encoding', 'chunked')
         self.end_headers()
         self.wfile.flush()
         deadline = time.time() + self.server.lifetime
+        if mode == 'gone-event':
+            self.chunk((json.dumps(GONE) + '\n').encode())
+        if mode in ('gone-event', 'empty'):
+            self.wfile.write(b'0\r\n\r\n')
+            self.wfile.flush()
+            return
         while True:
             # Only the newest watch takes from the queue: the agent has
             # given up an older one, whose socket may not have closed yet.
@@ -238,6 +297,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # The agent closing a response it refuses (a pod too many, a
+        # stream it stops reading) is no error of the stub's.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cert', required=True)
@@ -248,7 +315,7 @@ def main():
     ap.add_argument('--port-file', required=True)
     ap.add_argument('--lifetime', type=float, default=600)
     a = ap.parse_args()
-    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    srv = Server(('127.0.0.1', 0), Handler)
     srv.daemon_threads = True
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(a.cert, a.key)

@@ -5,7 +5,8 @@ indent, sorted keys), for tsq-kube's offline tests.
 
   mkpods.py many N NODE OUT GOLDEN_DIR   N pods on NODE, every other one
       annotated, as one List in OUT, and the drop-ins tsq-kube should write
-      for them (systemd driver) in GOLDEN_DIR
+      for them (systemd driver) in GOLDEN_DIR; each pod also carries the
+      annotations a Deployment's pod commonly has (realistic())
   mkpods.py churn N M OUT GOLDEN_DIR      events for the first M of them
       (see churn()) and the drop-ins expected after them
   mkpods.py list OUT NODE POD...         a List of the PODs given as
@@ -142,6 +143,36 @@ def many_uid(i):
     return str(uuid.UUID(int=(0x5eed << 112) | i))
 
 
+def realistic(name, qos):
+    """What kubectl apply, a restart, Prometheus and a CNI leave on a pod:
+    about 1.6 KB, most of it kubectl's last-applied-configuration."""
+    app = name.rsplit('-', 1)[0]
+    applied = {'apiVersion': 'apps/v1', 'kind': 'Deployment',
+               'metadata': {'annotations': {}, 'labels': {'app': app}, 'name': app,
+                            'namespace': 'default'},
+               'spec': {'replicas': 3, 'selector': {'matchLabels': {'app': app}},
+                        'template': {'metadata': {'labels': {'app': app}},
+                                     'spec': {'containers': [{
+                                         'image': 'registry.example/' + app + ':1.0',
+                                         'name': app,
+                                         'ports': [{'containerPort': 8080}],
+                                         'env': [{'name': 'LOG_LEVEL', 'value': 'info'},
+                                                 {'name': 'GOMAXPROCS', 'value': '2'}],
+                                         'readinessProbe': {'httpGet': {'path': '/healthz',
+                                                                        'port': 8080}},
+                                         'resources': resources(qos)}]}}}}
+    return {
+        'kubectl.kubernetes.io/last-applied-configuration': json.dumps(applied, sort_keys=True),
+        'kubectl.kubernetes.io/restartedAt': '2026-11-30T08:15:00Z',
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '8080',
+        'prometheus.io/path': '/metrics',
+        'cni.projectcalico.org/containerID': '5f' * 32,
+        'cni.projectcalico.org/podIP': '10.244.1.10/32',
+        'cni.projectcalico.org/podIPs': '10.244.1.10/32',
+    }
+
+
 def many(n, node, out, golden):
     pods = []
     os.makedirs(golden, exist_ok=True)
@@ -149,7 +180,8 @@ def many(n, node, out, golden):
         pol = POLICIES[i // 2 % len(POLICIES)] if i % 2 == 0 else None
         p = pod('load-%d' % i, many_uid(i), 10000 + i, QOS[i % 3],
                 pol[0] if pol else None, node, ns='load-%d' % (i % 50),
-                ip='10.%d.%d.%d' % (i >> 16 & 255, i >> 8 & 255, i & 255))
+                ip='10.%d.%d.%d' % (i >> 16 & 255, i >> 8 & 255, i & 255),
+                extra_annotations=realistic('load-%d' % i, QOS[i % 3]))
         pods.append(p)
         if pol:
             with open(os.path.join(golden, 'tsq-kube-pod-%s.conf' % many_uid(i)), 'w') as f:
