@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The patched kernel as Debian packages, from a distribution config:
-# Debian's linux-source-6.12 + kernel/patches, Debian's own config for a
+# Debian's linux-source-6.12 + kernel/6.12, Debian's own config for a
 # flavour (linux-config-6.12) or any config file, kernel/config-tsq and
 # KFRAGMENTS merged on top, olddefconfig, then make bindeb-pkg with a
 # -tsq local version: linux-image-* and linux-headers-* .debs.
@@ -100,7 +100,7 @@ start=$(date +%s)
 # A hard-linked copy of the pristine tree, the series applied to copies
 # of the files it touches (patch must not write through the links).
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top"/kernel/6.12/*.patch; do
 	# The cover letter has no diff.
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done

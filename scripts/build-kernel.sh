@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the tsq guest kernel: Debian's linux-source-6.12 + kernel/patches +
+# Build the tsq guest kernel: Debian's linux-source-6.12 + kernel/6.12 +
 # kernel/config, out of tree, cached outside the checkout.
 #
 # The cache key covers the source tarball, the series, the config fragments
@@ -29,7 +29,7 @@ die() { echo "build-kernel: $*" >&2; exit 1; }
 fragments=("$top/kernel/config")
 [ "$debug" = 1 ] && fragments+=("$top/kernel/config-debug")
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top"/kernel/6.12/*.patch; do
 	# The cover letter has no diff.
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done

@@ -10,7 +10,7 @@
 #   -> OUTDIR/selftests/test_progs. Needs the kernel that
 #   scripts/build-kernel.sh built (OUTDIR/kernel/vmlinux, its BTF).
 #   KERNEL_SRC=DIR builds from a patched tree of DIR instead of Debian's
-#   tarball and kernel/patches (a series under development).
+#   tarball and kernel/6.12 (a series under development).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +32,7 @@ clang=$(command -v clang-19 || command -v clang) || die "clang missing"
 llvm=${clang#*clang}
 
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top"/kernel/6.12/*.patch; do
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done
 # The diffs, not the commit messages: rewording one keeps the cache.

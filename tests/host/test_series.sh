@@ -8,9 +8,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${TSQ_CACHE:-/var/cache/tsq}
 src_id=$(stat -c '%s-%Y' "${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}")
 tree=$cache/src/pristine-$src_id
-cover=$top/kernel/patches/0000-cover-letter.patch
+cover=$top/kernel/6.12/0000-cover-letter.patch
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top"/kernel/6.12/*.patch; do
 	[ "$p" = "$cover" ] || patches+=("$p")
 done
 
