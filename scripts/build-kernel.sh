@@ -138,9 +138,6 @@ if [ ! -f "$pristine/.tsq-complete" ]; then
 	touch "$pristine.tmp/.tsq-complete"
 	mv "$pristine.tmp" "$pristine"
 fi
-# The source this version was last built on (tests/host/test_series.sh,
-# scripts/build-selftests.sh).
-ln -sfn "${pristine##*/}" "$cache/src/pristine-$kver"
 
 # A hard-linked copy keeps the mtimes of untouched files, so make in the
 # kept object directory only rebuilds what the series changes. Files a
@@ -174,6 +171,10 @@ for p in "${patches[@]}"; do
 	die "$(basename "$p") does not apply"
 done
 mv "$new_touched" "$touched"
+# The source this version's series last applied to, which
+# tests/host/test_series.sh and scripts/build-selftests.sh use: not moved
+# to a newer source the series does not apply to.
+ln -sfn "${pristine##*/}" "$cache/src/pristine-$kver"
 
 msg CONFIG "allnoconfig + ${fragments[*]##*/}"
 make -s -C "$work" O="$obj" allnoconfig >/dev/null
