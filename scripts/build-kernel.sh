@@ -21,10 +21,11 @@
 #      instead. TSQ_STOCK=1 leaves the series out (the bench's zero-cost
 #      baseline), in its own object directory, and links
 #      OUTDIR/kernel[-KVER]-stock. KERNEL_TARBALL=FILE builds from another
-#      tarball.
+#      tarball, KERNEL_SERIES=DIR applies the series in DIR instead of
+#      kernel/KVER (a rebase in progress).
 # Exit status: 0 built or cached; 2 no source to be had (a 7.x that Debian
 # no longer offers); 3 the series does not apply to a newer source than its
-# cover letter names (rebase it); 1 any other error. On 2 and 3 the one
+# cover letter names (rebase it), or there is no series; 1 any other error. On 2 and 3 the one
 # line that says why is printed and kept in OUTDIR/kernel[-KVER].skip (no
 # link is left), which tests/vm/run-tests shows as a skip.
 set -euo pipefail
@@ -35,7 +36,7 @@ debug=${2:-0}
 kver=${KVER:-6.12}
 cache=${TSQ_CACHE:-/var/cache/tsq}
 jobs=${JOBS:-$(nproc)}
-series=$top/kernel/$kver
+series=${KERNEL_SERIES:-$top/kernel/$kver}
 stock=${TSQ_STOCK:-0}
 
 msg() { printf '  %-8s %s\n' "$1" "$2" >&2; }
@@ -54,7 +55,7 @@ skip() {
 	exit "$1"
 }
 
-[ -d "$series" ] || die "no series for $kver: kernel/$kver missing"
+sname=${series#"$top"/}
 fragments=("$top/kernel/config")
 [ ! -f "$top/kernel/config-$kver" ] || fragments+=("$top/kernel/config-$kver")
 [ "$debug" = 1 ] && fragments+=("$top/kernel/config-debug")
@@ -68,6 +69,8 @@ done
 
 mkdir -p "$out" "$cache"
 rm -f "$link.skip"
+# No series for this version (yet): a skip, as for a rebase.
+[ "$stock" = 1 ] || [ ${#patches[@]} -gt 0 ] || skip 3 "$sname holds no series: nothing to build"
 # Checkouts share the source trees and object directories, and this
 # machine has two cores: one kernel build at a time, the others wait and
 # then find it cached. Taken before anything else, the fetch included.
@@ -166,7 +169,7 @@ for p in "${patches[@]}"; do
 		continue
 	# A newer source than the series': a rebase, not a broken build.
 	[ -z "$src_pkg" ] || [ "$src_pkg $src_ver" = "$base" ] ||
-		skip 3 "kernel/$kver does not apply to $src_pkg $src_ver: rebase it"
+		skip 3 "$sname does not apply to $src_pkg $src_ver: rebase it"
 	echo "$why" >&2
 	die "$(basename "$p") does not apply"
 done
