@@ -41,9 +41,10 @@ out=$(cd "$out" && pwd)
 obj=$out/obj
 
 # The source tree build-kernel.sh unpacks (same tarball, same name), or
-# our own unpack when there is none; never written to.
+# our own unpack when there is none; never written to. The packages stay
+# on 6.12, whose Debian package and config stay put (kernel/6.12).
 src_id=$(stat -c '%s-%Y' "$tarball")
-pristine=$cache/src/pristine-$src_id
+pristine=$cache/src/pristine-$(basename "$tarball" .tar.xz)-$src_id
 if [ ! -f "$pristine/.tsq-complete" ]; then
 	pristine=$out/pristine
 	if [ ! -f "$pristine/.tsq-complete" ]; then
