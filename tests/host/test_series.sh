@@ -142,7 +142,7 @@ series() {
 		fi
 	fi
 	if grep -Eq "${base_re[$kver]:-^base: }" "$cover" 2>/dev/null; then
-		echo "PASS: kernel/$kver: the cover letter names its base: $(grep -Eom1 "${base_re[$kver]:-^base: }" "$cover")"
+		echo "PASS: kernel/$kver: the cover letter names its base: $(grep -Em1 "${base_re[$kver]:-^base: }" "$cover" | sed "s/).*/)/")"
 	else
 		echo "FAIL: kernel/$kver: the cover letter has no line like '${base_eg[$kver]:-base: ...}'"
 	fi
