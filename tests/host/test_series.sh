@@ -37,6 +37,7 @@ declare -A base_eg=(
 # covers the file.
 justified=(
 	"net/ipv4/tcp_tsq.c|net/ipv4/tcp*.c|NETWORKING [TCP]: TSQ is TCP's, its code is tcp_output.c's"
+	"net/ipv4/tcp_tsq_ops.c|net/ipv4/tcp*.c|NETWORKING [TCP]: the established hook of 7.3 and 6.12, the bridge a bpf-next posting drops"
 	"tools/testing/selftests/bpf/prog_tests/tcp_tsq.c|tools/testing/selftests/bpf/|BPF [GENERAL]: a test_progs test"
 	"tools/testing/selftests/bpf/progs/tcp_tsq.c|tools/testing/selftests/bpf/|BPF [GENERAL]: its BPF programs"
 	"tools/testing/selftests/bpf/progs/tcp_tsq_kfunc.c|tools/testing/selftests/bpf/|BPF [GENERAL]: its BPF programs"
