@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The patched kernel as Debian packages, from a distribution config:
-# Debian's linux-source-6.12 + kernel/patches, Debian's own config for a
+# Debian's linux-source-6.12 + kernel/6.12, Debian's own config for a
 # flavour (linux-config-6.12) or any config file, kernel/config-tsq and
 # KFRAGMENTS merged on top, olddefconfig, then make bindeb-pkg with a
 # -tsq local version: linux-image-* and linux-headers-* .debs.
@@ -41,9 +41,10 @@ out=$(cd "$out" && pwd)
 obj=$out/obj
 
 # The source tree build-kernel.sh unpacks (same tarball, same name), or
-# our own unpack when there is none; never written to.
+# our own unpack when there is none; never written to. The packages stay
+# on 6.12, whose Debian package and config stay put (kernel/6.12).
 src_id=$(stat -c '%s-%Y' "$tarball")
-pristine=$cache/src/pristine-$src_id
+pristine=$cache/src/pristine-$(basename "$tarball" .tar.xz)-$src_id
 if [ ! -f "$pristine/.tsq-complete" ]; then
 	pristine=$out/pristine
 	if [ ! -f "$pristine/.tsq-complete" ]; then
@@ -100,7 +101,7 @@ start=$(date +%s)
 # A hard-linked copy of the pristine tree, the series applied to copies
 # of the files it touches (patch must not write through the links).
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top"/kernel/6.12/*.patch; do
 	# The cover letter has no diff.
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done

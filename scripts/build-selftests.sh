@@ -7,39 +7,55 @@
 # others are left out of the tree it builds, nothing else changes.
 #
 # usage: build-selftests.sh OUTDIR
-#   -> OUTDIR/selftests/test_progs. Needs the kernel that
-#   scripts/build-kernel.sh built (OUTDIR/kernel/vmlinux, its BTF).
-#   KERNEL_SRC=DIR builds from a patched tree of DIR instead of Debian's
-#   tarball and kernel/patches (a series under development).
+#   KVER=6.12 (default) -> OUTDIR/selftests; KVER=7.3 -> OUTDIR/selftests-7.3.
+#   Needs the kernel that scripts/build-kernel.sh built for KVER
+#   (OUTDIR/kernel[-KVER]/vmlinux, its BTF) and the source it was built on.
+#   KERNEL_SRC=DIR builds from a patched tree of DIR instead of that source
+#   and kernel/KVER (a series under development).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: build-selftests.sh OUTDIR}
-tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+kver=${KVER:-6.12}
 cache=${TSQ_CACHE:-/var/cache/tsq}
 jobs=${JOBS:-$(nproc)}
-vmlinux=$out/kernel/vmlinux
-# The series' tests, and the ones it must keep passing.
-tests=(tcp_tsq tcpbpf_user)
-progs=(tcp_tsq tcp_tsq_kfunc tcp_tsq_kfunc_mod tcp_tsq_kfunc_ca test_tcpbpf_kern)
+suffix=
+[ "$kver" = 6.12 ] || suffix=-$kver
+vmlinux=$out/kernel$suffix/vmlinux
+link=$out/selftests$suffix
 
 msg() { printf '  %-8s %s\n' "$1" "$2" >&2; }
 die() { echo "build-selftests: $*" >&2; exit 1; }
 
-[ -s "$vmlinux" ] || die "$vmlinux missing: make kernel first"
+[ -s "$vmlinux" ] || die "$vmlinux missing: make kernel KVER=$kver first"
 vmlinux=$(readlink -f "$vmlinux")
 clang=$(command -v clang-19 || command -v clang) || die "clang missing"
 llvm=${clang#*clang}
+# The source build-kernel.sh last built this version on.
+pristine=$(readlink -f "$cache/src/pristine-$kver" || true)
+[ -f "$pristine/.tsq-complete" ] || [ -n "${KERNEL_SRC:-}" ] ||
+	die "$cache/src/pristine-$kver missing: make kernel KVER=$kver first"
 
 patches=()
-for p in "$top"/kernel/patches/*.patch; do
+for p in "$top/kernel/$kver"/*.patch; do
 	[ "${p##*/}" = 0000-cover-letter.patch ] || [ ! -e "$p" ] || patches+=("$p")
 done
+# The tests the series adds or touches, and tcpbpf_user, which it must
+# keep passing; their programs likewise.
+tests=(tcpbpf_user)
+progs=(test_tcpbpf_kern)
+sb=tools/testing/selftests/bpf
+for f in $([ ${#patches[@]} -eq 0 ] || sed -n "s|^+++ b/$sb/||p" "${patches[@]}"); do
+	case $f in
+	prog_tests/*.c) n=${f#prog_tests/}; tests+=("${n%.c}") ;;
+	progs/*.c) n=${f#progs/}; progs+=("${n%.c}") ;;
+	esac
+done
 # The diffs, not the commit messages: rewording one keeps the cache.
-key=$( { stat -c '%s-%Y' "$tarball"; cat "$0"; sha256sum "$vmlinux"
+key=$( { echo "$kver ${pristine##*/}"; cat "$0"; sha256sum "$vmlinux"
 	echo "${KERNEL_SRC:-}"
 	[ -z "${KERNEL_SRC:-}" ] || cat "$KERNEL_SRC"/tools/testing/selftests/bpf/prog*/tcp_tsq*
-	sed -n '/^diff --git/,/^-- $/p' "${patches[@]}"; } |
+	[ ${#patches[@]} -eq 0 ] || sed -n '/^diff --git/,/^-- $/p' "${patches[@]}"; } |
 	sha256sum | cut -c1-16)
 art=$cache/selftests/$key
 mkdir -p "$out" "$cache/selftests"
@@ -49,20 +65,18 @@ if ! flock -n 9; then
 	flock 9
 fi
 if [ -x "$art/test_progs" ]; then
-	msg CACHED "selftests $key"
-	ln -sfn "$art" "$out/selftests"
+	msg CACHED "selftests $kver $key"
+	ln -sfn "$art" "$link"
 	exit 0
 fi
 
 start=$(date +%s)
-tree=$cache/src/selftests
+tree=$cache/src/selftests-$kver
 rm -rf "$tree"
 if [ -n "${KERNEL_SRC:-}" ]; then
 	msg TREE "$KERNEL_SRC"
 	cp -al "$KERNEL_SRC" "$tree"
 else
-	pristine=$cache/src/pristine-$(stat -c '%s-%Y' "$tarball")
-	[ -f "$pristine/.tsq-complete" ] || die "$pristine missing: make kernel first"
 	msg TREE "$pristine + series"
 	cp -al "$pristine" "$tree"
 	for p in "${patches[@]}"; do
@@ -94,5 +108,5 @@ make -s -C "$st" -j"$jobs" OUTPUT="$art.tmp" VMLINUX_BTF="$vmlinux" \
 cp "$st/config" "$art.tmp/config"
 rm -rf "$art"
 mv "$art.tmp" "$art"
-ln -sfn "$art" "$out/selftests"
-msg DONE "selftests $key in $(( $(date +%s) - start ))s"
+ln -sfn "$art" "$link"
+msg DONE "selftests $kver $key in $(( $(date +%s) - start ))s"

@@ -10,26 +10,27 @@
 #   ok 3 - name # SKIP why
 #
 # ktap_done closes with the plan and one "WHO: N passed, N failed,
-# N skipped" line.
+# N skipped" line. ktap_prefix goes before every name (tests/vm/run-tests:
+# the kernel version, so that two runs are told apart).
 
-ktap_n=0 ktap_passed=0 ktap_failed=0 ktap_skipped=0
+ktap_n=0 ktap_passed=0 ktap_failed=0 ktap_skipped=0 ktap_prefix=
 
 ktap_header() { echo "TAP version 13"; }
 
 ktap_ok() {
 	ktap_n=$((ktap_n + 1)) ktap_passed=$((ktap_passed + 1))
-	echo "ok $ktap_n - $1"
+	echo "ok $ktap_n - $ktap_prefix$1"
 }
 
 ktap_not_ok() {
 	ktap_n=$((ktap_n + 1)) ktap_failed=$((ktap_failed + 1))
-	echo "not ok $ktap_n - $1"
+	echo "not ok $ktap_n - $ktap_prefix$1"
 }
 
 # ktap_skip NAME REASON
 ktap_skip() {
 	ktap_n=$((ktap_n + 1)) ktap_skipped=$((ktap_skipped + 1))
-	echo "ok $ktap_n - $1 # SKIP $2"
+	echo "ok $ktap_n - $ktap_prefix$1 # SKIP $2"
 }
 
 # A test's output on stdin: its result lines as TAP, its "# " lines as

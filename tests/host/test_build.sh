@@ -154,3 +154,24 @@ if make -s -C "$top" OUTPUT="$fresh" VMLINUX_H="$fresh/h/vmlinux.h" \
 else
 	fail "VMLINUX_H= override not used: $(tail -3 "$fresh/log")"
 fi
+
+# Which kernels each target builds (make -n): check both, 6.12 first and
+# whatever KVER says; demo and bench 6.12 only; kernel and check-vm the
+# KVER asked for.
+# kvers TARGET [VAR=VALUE...]: the KVER of each build-kernel.sh run.
+kvers() {
+	make -n -C "$top" "$@" 2>/dev/null | sed -n 's/^KVER=\([^ ]*\) .*build-kernel\.sh.*/\1/p' |
+		tr '\n' ' ' | sed 's/ $//'
+}
+for t in "check|6.12 7.3" "check KVER=7.3|6.12 7.3" "demo KVER=7.3|6.12" \
+	 "bench KVER=7.3|6.12" "kernel|6.12" "kernel KVER=7.3|7.3" \
+	 "check-vm KVER=7.3|7.3" "check-vm|6.12"; do
+	args=${t%%|*} want=${t#*|}
+	# shellcheck disable=SC2086
+	got=$(kvers $args)
+	if [ "$got" = "$want" ]; then
+		pass "make $args builds the kernels of KVER $want"
+	else
+		fail "make $args builds the kernels of KVER '$got', not '$want'"
+	fi
+done

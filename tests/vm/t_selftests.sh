@@ -9,7 +9,10 @@
 # then come from module BTF. Each subtest is a PASS or FAIL line here.
 . "$(dirname "$0")/lib.sh"
 
+# Built per kernel version (scripts/build-selftests.sh); run-tests says
+# which kernel this is.
 ST=$OUT/selftests
+[ "${TSQ_KVER:-6.12}" = 6.12 ] || ST=$ST-$TSQ_KVER
 for m in tcp_bbr tcp_dctcp; do
 	modprobe "$m" || fail "modprobe $m"
 done
