@@ -90,28 +90,25 @@ enum tsq_hook tsq_hook_probe(void)
 	return hook;
 }
 
+/* Each hook's name for JSON, and one line on it for people. */
+static const struct {
+	const char *name, *str;
+} hooks[] = {
+	[TSQ_HOOK_NONE] = { "none",
+		"no tcp_tsq_ops or bpf_tcp_tsq_set() in this kernel's BTF (kernel without the tsq series): observation only" },
+	[TSQ_HOOK_TSQ_OPS] = { "tcp_tsq_ops", "tcp_tsq_ops present" },
+	[TSQ_HOOK_BPF_TCP_OPS] = { "bpf_tcp_ops",
+		"bpf_tcp_ops with bpf_tcp_tsq_set(): tsq does not attach through it yet (kernel/README.md), observation only" },
+};
+
 const char *tsq_hook_name(enum tsq_hook hook)
 {
-	switch (hook) {
-	case TSQ_HOOK_TSQ_OPS:
-		return "tcp_tsq_ops";
-	case TSQ_HOOK_BPF_TCP_OPS:
-		return "bpf_tcp_ops";
-	default:
-		return "none";
-	}
+	return hooks[hook].name;
 }
 
 const char *tsq_hook_str(enum tsq_hook hook)
 {
-	switch (hook) {
-	case TSQ_HOOK_TSQ_OPS:
-		return "tcp_tsq_ops present";
-	case TSQ_HOOK_BPF_TCP_OPS:
-		return "bpf_tcp_ops with bpf_tcp_tsq_set(): tsq does not attach through it yet (kernel/README.md), observation only";
-	default:
-		return "no tcp_tsq_ops or bpf_tcp_tsq_set() in this kernel's BTF (kernel without the tsq series): observation only";
-	}
+	return hooks[hook].str;
 }
 
 bool tsq_hook_present(void)
