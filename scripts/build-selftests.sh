@@ -85,8 +85,13 @@ else
 	done
 fi
 # Leave out the other tests and their programs: unlink, the tree's files
-# are hard links of the source's.
+# are hard links of the source's. A kept test keeps every program whose
+# skeleton it includes (bpf_tcp_ca's cubic, dctcp, ...).
 st=$tree/tools/testing/selftests/bpf
+for t in "${tests[@]}"; do
+	[ -f "$st/prog_tests/$t.c" ] || continue
+	progs+=($(sed -n 's/^#include "\([a-z0-9_]*\)\.skel\.h"$/\1/p' "$st/prog_tests/$t.c"))
+done
 for f in "$st"/prog_tests/*.c; do
 	n=${f##*/}
 	[[ " ${tests[*]} " == *" ${n%.c} "* ]] || rm "$f"

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The series' selftests/bpf tests, run by the kernel tree's own test_progs
 # (scripts/build-selftests.sh): tcp_tsq (the limit in force, the floor, a
-# group's bound, a policy for running connections, the owner, the attach
-# privilege, the congestion control kfuncs refused to tcp_tsq_ops and to
-# an extension), and tcpbpf_user, which the series must leave passing.
+# group's bound, how calls compose, a policy for running connections and
+# the privilege it needs, the owner, which program may call which kfunc),
+# bpf_tcp_ca (patch 1's kfunc_filter, and the congestion control tests it
+# must leave passing), and tcpbpf_user, which the series must leave
+# passing.
 # bbr and dctcp are modules in this kernel, loaded first: their kfuncs
 # then come from module BTF. Each subtest is a PASS or FAIL line here.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +24,7 @@ check "bbr and dctcp are modules, loaded" 'b == 1 && d == 1' \
 
 # test_progs finds its helpers and programs beside it.
 cd "$ST" || fail "no $ST"
-./test_progs -v -t tcp_tsq,tcpbpf_user >"$TMP/test_progs.out" 2>&1
+./test_progs -v -t tcp_tsq,tcpbpf_user,bpf_tcp_ca >"$TMP/test_progs.out" 2>&1
 rc=$?
 while IFS= read -r line; do
 	case $line in
@@ -36,7 +38,7 @@ while IFS= read -r line; do
 done <"$TMP/test_progs.out"
 summary=$(grep '^Summary:' "$TMP/test_progs.out")
 log "test_progs: exit $rc, $summary"
-check "test_progs: both tests, no failure" 'rc == 0 && s ~ /^Summary: 2\/[0-9]+ PASSED, [0-9]+ SKIPPED, 0 FAILED$/' \
+check "test_progs: the three tests, no failure" 'rc == 0 && s ~ /^Summary: 3\/[0-9]+ PASSED, [0-9]+ SKIPPED, 0 FAILED$/' \
 	rc="$rc" s="$summary"
 [ "$rc" = 0 ] || tail -40 "$TMP/test_progs.out" | sed 's/^/# /'
 check_dmesg selftests
