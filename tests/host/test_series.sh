@@ -44,6 +44,7 @@ justified=(
 	"tools/testing/selftests/bpf/progs/tcp_tsq_kfunc.h|tools/testing/selftests/bpf/|BPF [GENERAL]: its BPF programs"
 	"tools/testing/selftests/bpf/progs/tcp_tsq_kfunc_ca.c|tools/testing/selftests/bpf/|BPF [GENERAL]: its BPF programs"
 	"tools/testing/selftests/bpf/progs/tcp_tsq_kfunc_mod.c|tools/testing/selftests/bpf/|BPF [GENERAL]: its BPF programs"
+	"tools/testing/selftests/bpf/progs/tcp_ca_kfunc_filter.c|tools/testing/selftests/bpf/|BPF [GENERAL]: the programs of bpf_tcp_ca's kfunc_filter subtest (patch 1)"
 )
 
 # covered TREE FILE: the justification of FILE, when its F: glob is in

@@ -15,6 +15,12 @@
 # which kernel this is.
 ST=$OUT/selftests
 [ "${TSQ_KVER:-6.12}" = 6.12 ] || ST=$ST-$TSQ_KVER
+# bpf_tcp_ca's cubic test reads the kernel's config, as libbpf looks
+# for it: /boot/config-RELEASE (the guest's /boot is the host's).
+kdir=$OUT/kernel
+[ "${TSQ_KVER:-6.12}" = 6.12 ] || kdir=$kdir-$TSQ_KVER
+mount -t tmpfs tsq-boot /boot && cp "$kdir/.config" "/boot/config-$(uname -r)" ||
+	fail "the kernel's config at /boot"
 for m in tcp_bbr tcp_dctcp; do
 	modprobe "$m" || fail "modprobe $m"
 done
