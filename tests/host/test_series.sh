@@ -212,7 +212,7 @@ bpf_next() {
 			echo "FAIL: $name: not a git format-patch (From line, Date, ---, diff, signature)"
 		fi
 		if grep -Eq '^Subject: \[PATCH RFC bpf-next( v[0-9]+)?( [0-9]+/[0-9]+)?\] [^ ]' "$p"; then
-			echo "PASS: $name: subject $(grep -m1 '^Subject: ' "$p" | cut -d']' -f1)]"
+			echo "PASS: $name: subject $(sed -n 's/^Subject: \(\[[^]]*\]\).*/\1/p' "$p" | head -1)"
 		else
 			echo "FAIL: $name: subject not tagged [PATCH RFC bpf-next ...]"
 		fi
