@@ -5,17 +5,17 @@
 # the numbers of the series' messages, its cover letter and
 # Documentation come from.
 #
-# usage: kernel-log.sh KVER NAME TEST...
-#   -> kernel/runs/KVER/NAME.log (tests/vm/run-tests -k KVER TEST...),
+# usage: kernel-log.sh KVER NAME [TEST...]
+#   -> kernel/runs/KVER/NAME.log (tests/vm/run-tests -k KVER TEST..., all
+#      of them without TEST),
 #      whose exit status it returns. The kernel is the one make kernel
 #      KVER=... built (.output/kernel, .output/kernel-7.3).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=${1:?usage: kernel-log.sh KVER NAME TEST...}
-name=${2:?usage: kernel-log.sh KVER NAME TEST...}
+kver=${1:?usage: kernel-log.sh KVER NAME [TEST...]}
+name=${2:?usage: kernel-log.sh KVER NAME [TEST...]}
 shift 2
-[ $# -gt 0 ] || { echo "kernel-log: name the tests to run" >&2; exit 2; }
 case $name in */*|.*|"") echo "kernel-log: bad name '$name'" >&2; exit 2 ;; esac
 
 kdir=$top/.output/kernel
@@ -34,7 +34,7 @@ mkdir -p "$top/kernel/runs/$kver"
 log=$top/kernel/runs/$kver/$name.log
 {
 	echo "# kernel: Linux $release (Debian $pkg) + kernel/$kver, series $hash"
-	echo "# tsq: $tree; $(date -u +%Y-%m-%dT%H:%M:%SZ); QEMU TCG, ${TSQ_VM_SMP:-2} vCPUs; tests: $*"
+	echo "# tsq: $tree; $(date -u +%Y-%m-%dT%H:%M:%SZ); QEMU TCG, ${TSQ_VM_SMP:-2} vCPUs; tests: ${*:-all}"
 	"$top/tests/vm/run-tests" -k "$kver" "$@" 2>&1
 } | tee "$log"
 exit "${PIPESTATUS[0]}"
