@@ -176,7 +176,7 @@ TSQD_OBJS := $(call obj,$(wildcard user/tsqd/*.c))
 KUBE_OBJS := $(call obj,$(wildcard user/kube/*.c))
 KUBE_LDLIBS := -lcurl-gnutls -ljson-c
 HOOK_TEST_OBJS := $(call obj,tests/vm/hook_test.c)
-STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c)
+STALLWATCH_OBJS := $(call obj,tests/vm/stallwatch.c tests/vm/stall_track.c)
 SCALE_MAPS_OBJS := $(call obj,bench/scale_maps.c)
 
 # Objects that include a skeleton: generated before the first compile,

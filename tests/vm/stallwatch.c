@@ -6,8 +6,11 @@
  *
  * A socket counts as waiting when it has unsent data and the peer's window
  * has room for a segment: then only TCP itself (cwnd, TSQ, pacing, loss
- * recovery) holds it back. Its wait is the time since TCP last sent new data. On exit it
- * prints the longest wait seen, with the socket's state at that sample:
+ * recovery) holds it back. Its wait is the time since TCP last sent new
+ * data, or since the last sample that did not see it waiting if that is
+ * later (stall_track.h): an idle socket caught with a byte it is about
+ * to send has not waited since its last send. On exit it prints the
+ * longest wait seen, with the socket's state at that sample:
  *   stallwatch: SAMPLES samples, longest wait MS ms (port P: notsent N
  *   inflight I snd_wnd W cwnd C packets_out O tsq_flags F wmem_alloc A;
  *   HZ H)
@@ -22,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "stall_track.h"
 #include "tsq_stallwatch.skel.h"
 
 static volatile sig_atomic_t stop;
@@ -32,7 +36,7 @@ static void on_signal(int sig)
 }
 
 struct sample {
-	unsigned int lport, dport, notsent, inflight, wnd, cwnd, pkts, age;
+	unsigned int lport, dport, notsent, inflight, wnd, cwnd, pkts, age, wait;
 	unsigned long tsq;
 	int wmem;
 	unsigned int mss;
@@ -56,6 +60,8 @@ static unsigned int hz_from(unsigned long long j0, unsigned long long t0,
 
 int main(int argc, char **argv)
 {
+	static struct sample waiting[STALL_TRACK_MAX];
+	static struct stall_track track;
 	struct tsq_stallwatch *skel;
 	struct bpf_link *link = NULL;
 	unsigned long long j, t, j0 = 0, t0 = 0;
@@ -86,6 +92,7 @@ int main(int argc, char **argv)
 	while (!stop) {
 		int fd = bpf_iter_create(bpf_link__fd(link));
 		FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+		unsigned int nwaiting = 0;
 
 		if (!f) {
 			perror("stallwatch: iter");
@@ -93,6 +100,14 @@ int main(int argc, char **argv)
 		}
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "T %llu %llu", &j, &t) == 2) {
+				/* The scan's end: its time, for the waits. */
+				stall_track_scan(&track, j);
+				for (unsigned int i = 0; i < nwaiting; i++) {
+					s = waiting[i];
+					s.wait = stall_track_wait(&track, s.lport, s.dport, s.age);
+					if (s.wait > worst.wait)
+						worst = s;
+				}
 				if (!t0) {
 					j0 = j;
 					t0 = t;
@@ -105,8 +120,9 @@ int main(int argc, char **argv)
 				   &s.notsent, &s.inflight, &s.wnd, &s.cwnd, &s.pkts,
 				   &s.age, &s.tsq, &s.wmem, &s.mss) != 11)
 				continue;
-			if (s.notsent && s.wnd >= s.inflight + s.mss && s.age > worst.age)
-				worst = s;
+			if (s.notsent && s.wnd >= s.inflight + s.mss &&
+			    nwaiting < STALL_TRACK_MAX)
+				waiting[nwaiting++] = s;
 		}
 		fclose(f);
 		samples++;
@@ -119,7 +135,7 @@ int main(int argc, char **argv)
 	}
 	printf("stallwatch: %ld samples, longest wait %llu ms (port %u: notsent %u inflight %u "
 	       "snd_wnd %u cwnd %u packets_out %u tsq_flags %lx wmem_alloc %d; HZ %u)\n",
-	       samples, worst.age * 1000ULL / hz, worst.lport, worst.notsent, worst.inflight, worst.wnd,
+	       samples, worst.wait * 1000ULL / hz, worst.lport, worst.notsent, worst.inflight, worst.wnd,
 	       worst.cwnd, worst.pkts, worst.tsq, worst.wmem, hz);
 	bpf_link__destroy(link);
 	tsq_stallwatch__destroy(skel);
