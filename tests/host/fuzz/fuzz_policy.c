@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "fuzz_input.h"
 
 #define MAX_ARGS	64
 
@@ -28,11 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tsq_policy p, back, zero = { 0 };
 	int argc, ret, n;
 
-	s = malloc(size + 1);
+	s = fuzz_cstr(data, size);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	argc = split(s, argv);
 
 	err[0] = '\0';

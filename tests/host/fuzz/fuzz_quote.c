@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "quote.h"
+#include "fuzz_input.h"
 
 static int hex(char c)
 {
@@ -63,11 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *name, *safe, *back, small[17];
 	size_t len;
 
-	name = malloc(size + 1);
+	name = fuzz_cstr(data, size);
 	if (!name)
 		return 0;
-	memcpy(name, data, size);
-	name[size] = '\0';
 	len = strlen(name);
 
 	safe = tsq_safe_dup(name);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "size.h"
+#include "fuzz_input.h"
 
 static const char accepted[] = "0123456789.abcdefgiklmnstuABCDEFGIKLMNSTU";
 
@@ -19,11 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	__u32 us;
 	int ret;
 
-	s = malloc(size + 1);
+	s = fuzz_cstr(data, size);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 
 	ret = tsq_parse_size(s, UINT64_MAX, &v);
 	if (ret && ret != -EINVAL && ret != -ERANGE)
