@@ -16,6 +16,19 @@
  * process's tsq_sync_scope entry names them: a socket elsewhere is
  * skipped with a few reads, no walk of its chain.
  *
+ * A connection costs one lookup: tsq_eff holds each cgroup's resolved
+ * policy, keyed by the id the socket carries, and is made here, by the
+ * first socket of a cgroup that misses it (a walk up the chain, as deep
+ * as the cgroup is). It is not kept by user space or at mkdir: a copy
+ * made there can race a change of an ancestor's policy and keep the old
+ * one for good. Here an entry carries the generation (tsq_gen) read
+ * before its walk, user space bumps the generation after it writes the
+ * policy map, and so an entry resolved from a policy map older than the
+ * last bump never matches. An LRU bounds the map: a tenant who makes
+ * cgroups by the thousand costs others a walk, not a wrong policy, and
+ * no memory past TSQ_EFF_CGROUPS entries. The hook makes no socket
+ * storage: the statistics find a socket's policy cgroup the same way.
+ *
  * What a policy sets, per socket:
  *   limit     TSQ byte limit;
  *   limit-us  that many usec at the socket's rate, bounded by limit if
@@ -89,6 +102,23 @@ struct {
 	__type(value, struct tsq_map_full);
 } tsq_map_full SEC(".maps");
 
+/* Each cgroup's resolved policy, and the generation that validates it:
+ * include/tsq.h.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TSQ_EFF_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct tsq_eff);
+} tsq_eff SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tsq_gen SEC(".maps");
+
 /* The scope of each process's policy_sync runs: include/tsq.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -104,8 +134,8 @@ struct {
 	__type(value, struct tsq_sync_count);
 } tsq_sync_count SEC(".maps");
 
+/* Made when a socket is established, by the socket counter alone. */
 struct tsq_sk {
-	__u64 cgid;		/* cgroup whose policy applies, 0: none */
 	__u64 own;		/* cgroup counted in tsq_cgrp_socks, 0: none */
 };
 
@@ -155,7 +185,7 @@ static struct tsq_stats *stats(__u64 cgid)
 }
 
 /* The policy of the nearest cgroup with one, from the socket's own up;
- * its cgroup id, or 0 for none.
+ * its cgroup id, or 0 for none. The slow path of policy_of().
  */
 static __u64 resolve(const struct sock *sk, struct tsq_policy *pol)
 {
@@ -189,6 +219,36 @@ static __u64 resolve(const struct sock *sk, struct tsq_policy *pol)
 	return cgid;
 }
 
+/* The socket's policy as resolve() finds it, from tsq_eff when its
+ * cgroup's entry is of the current generation; else resolved, and the
+ * entry made. The generation is read before the walk: a policy map
+ * change that the walk may have missed is followed by a bump, and the
+ * entry is stale from then on. The reads are ordered as written on
+ * x86's TSO; elsewhere bpf_cgroup_from_id()'s lock orders them.
+ */
+static __u64 policy_of(const struct sock *sk, struct tsq_policy *pol)
+{
+	struct tsq_eff *e, v = {};
+	__u64 id = sk_cgid(sk);
+	__u32 zero = 0;
+	__u64 *gen;
+
+	gen = bpf_map_lookup_elem(&tsq_gen, &zero);
+	if (!gen)
+		return 0;
+	v.gen = *(volatile __u64 *)gen;
+	e = bpf_map_lookup_elem(&tsq_eff, &id);
+	if (e && e->gen == v.gen) {
+		*pol = e->pol;
+		return e->cgid;
+	}
+	v.cgid = resolve(sk, &v.pol);
+	/* Full, or busy on this CPU: the next socket walks again. */
+	bpf_map_update_elem(&tsq_eff, &id, &v, BPF_ANY);
+	*pol = v.pol;
+	return v.cgid;
+}
+
 /* TSO payload per packet for a policy, 0: the kernel's own sizing. */
 static __u32 policy_tso(const struct tsq_policy *p, __u32 mss)
 {
@@ -219,10 +279,9 @@ static int apply(struct sock_common *skc, struct tcp_sock *tp, bool running)
 	struct sock *sk = &tp->inet_conn.icsk_inet.sk;
 	struct bpf_tcp_tsq t = {};
 	struct tsq_policy p = {};
-	struct tsq_sk *s;
 	__u64 cgid;
 
-	cgid = resolve(sk, &p);
+	cgid = policy_of(sk, &p);
 	if (cgid) {
 		if (p.flags & TSQ_POLICY_LIMIT)
 			t.limit = p.limit;
@@ -237,11 +296,11 @@ static int apply(struct sock_common *skc, struct tcp_sock *tp, bool running)
 			t.group = cgid;
 		}
 	}
-	s = bpf_sk_storage_get(&tsq_sk, tp, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (s)
-		s->cgid = cgid;
 	if (running)
 		return bpf_tcp_tsq_update(skc, &t, sizeof(t));
+	/* Nothing to add to a new connection's stock TSQ. */
+	if (!cgid)
+		return 0;
 	return bpf_tcp_tsq_set(skc, &t, sizeof(t));
 }
 
@@ -367,19 +426,18 @@ int policy_queued(struct bpf_iter__tcp *ctx)
 	struct sock_common *skc = ctx->sk_common;
 	struct tsq_queued_rec rec = {};
 	struct tcp_tsq_group *g;
+	struct tsq_policy p;
 	struct tcp_sock *tp;
-	struct tsq_sk *s;
 	int wmem;
 
 	if (!skc)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(skc);
-	if (!tp)
+	if (!tp || !tp->tsq.flags)
 		return 0;
-	s = bpf_sk_storage_get(&tsq_sk, tp, 0, 0);
-	if (!s || !s->cgid || !tp->tsq.flags)
+	rec.cgid = policy_of(&tp->inet_conn.icsk_inet.sk, &p);
+	if (!rec.cgid)
 		return 0;
-	rec.cgid = s->cgid;
 	wmem = tp->inet_conn.icsk_inet.sk.sk_wmem_alloc.refs.counter;
 	rec.wmem = wmem > 1 ? wmem - 1 : 0;
 	g = tp->tsq.group;
@@ -393,17 +451,24 @@ int policy_queued(struct bpf_iter__tcp *ctx)
 
 /* Throttles per policy cgroup, from the kernel's tracepoint: limit is
  * the limit in force, or the group's budget when group_queued is set.
+ * The tracepoint fires for stock sockets too: those the kernel holds no
+ * policy for are not counted.
  */
 SEC("tp_btf/tcp_tsq_throttle")
 int BPF_PROG(policy_throttle, struct sock *sk, unsigned long limit,
 	     long group_queued)
 {
-	struct tsq_sk *s = bpf_sk_storage_get(&tsq_sk, sk, 0, 0);
+	struct tcp_sock *tp = bpf_skc_to_tcp_sock(sk);
+	struct tsq_policy p;
 	struct tsq_stats *st;
+	__u64 cgid;
 
-	if (!s || !s->cgid)
+	if (!tp || !tp->tsq.flags)
 		return 0;
-	st = stats(s->cgid);
+	cgid = policy_of(sk, &p);
+	if (!cgid)
+		return 0;
+	st = stats(cgid);
 	if (!st)
 		return 0;
 	if (group_queued) {
@@ -490,6 +555,7 @@ int BPF_PROG(policy_rmdir, struct cgroup *cgrp, const char *path)
 
 	bpf_map_delete_elem(&tsq_cgrp_socks, &id);
 	bpf_map_delete_elem(&tsq_stats, &id);
+	bpf_map_delete_elem(&tsq_eff, &id);
 	return 0;
 }
 

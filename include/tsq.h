@@ -75,6 +75,26 @@ struct tsq_policy {
 	__u32 budget;
 };
 
+/* tsq_eff map (an LRU hash), key: the id of a cgroup sockets were made
+ * in: the policy that cgroup follows (its own or its nearest ancestor's),
+ * as the policy program last resolved it, and so the connection hook's
+ * one lookup. An entry counts only while its gen is tsq_gen's: user
+ * space bumps that after every change of the policy map (tsq_bump_gen()),
+ * which makes every entry stale at once, and the next socket of each
+ * cgroup resolves again. A miss, a stale entry or a full map is a walk
+ * up the cgroup chain, never a wrong policy. Entries are made by the
+ * BPF side alone; LRU keeps the map at TSQ_EFF_CGROUPS however many
+ * cgroups anyone makes.
+ */
+#define TSQ_EFF_CGROUPS		16384
+
+struct tsq_eff {
+	__u64 gen;		/* tsq_gen's value before it was resolved */
+	__u64 cgid;		/* the cgroup whose policy applies, 0: none */
+	struct tsq_policy pol;
+	__u32 pad;
+};
+
 /* Per-CPU statistics per policy cgroup (tsq_stats map, key: cgroup id of the
  * cgroup whose policy applies), from the kernel's tcp_tsq_throttle
  * tracepoint. Sum over CPUs.

@@ -50,6 +50,8 @@ static const struct pin {
 	MAP(TSQ_PIN_FULL, tsq_map_full),	/* per-CPU struct tsq_map_full */
 	MAP(TSQ_PIN_SCOPE, tsq_sync_scope),	/* struct tsq_sync_scope by pid */
 	MAP(TSQ_PIN_SYNC_COUNT, tsq_sync_count),	/* per-CPU struct tsq_sync_count */
+	MAP(TSQ_PIN_EFF, tsq_eff),		/* LRU of struct tsq_eff by cgroup id */
+	MAP(TSQ_PIN_GEN, tsq_gen),		/* the generation tsq_eff's entries need */
 	PROG("throttle", PIN_TRACING, policy_throttle),	/* throttle counter */
 	PROG("sk_state", PIN_TRACING, policy_sk_state),	/* socket counter */
 	PROG("sk_destroy", PIN_TRACING, policy_sk_destroy),	/* its backstop */
@@ -435,9 +437,31 @@ int tsq_sync_run(int link)
 	return iter_run(link, NULL, NULL);
 }
 
+/* Any value other than the one a resolve read before the policy map's
+ * change would do; this one is read after it. Pins an older tsq made
+ * have no generation, nor a policy cache to make stale.
+ */
+static int bump_gen(void)
+{
+	int fd = tsq_pinned(TSQ_PIN_GEN), err;
+	__u32 zero = 0;
+	__u64 gen;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	err = bpf_map_lookup_elem(fd, &zero, &gen) ? -errno : 0;
+	gen++;
+	if (!err && bpf_map_update_elem(fd, &zero, &gen, BPF_ANY))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int tsq_bump_gen(void)
 {
-	return tsq_run_iter(TSQ_PIN_SYNC, NULL, NULL);
+	return bump_gen() ?: tsq_run_iter(TSQ_PIN_SYNC, NULL, NULL);
 }
 
 struct room_ctx {

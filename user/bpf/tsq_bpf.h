@@ -22,6 +22,8 @@
 #define TSQ_PIN_QUEUED		"queued"
 #define TSQ_PIN_SCOPE		"scope"
 #define TSQ_PIN_SYNC_COUNT	"sync_count"
+#define TSQ_PIN_EFF		"eff"
+#define TSQ_PIN_GEN		"gen"
 
 /* The hook through which the running kernel lets a program give a new
  * connection its policy, from its BTF: the series' bridge tcp_tsq_ops,
@@ -77,9 +79,11 @@ int tsq_pinned(const char *name);
 /* The id of a BPF link, for messages; 0 if the kernel would not say. */
 __u32 tsq_link_id(int fd);
 
-/* After a policy change: give the established sockets of the caller's
- * netns the policy their cgroup has now (policy_sync); new connections
- * get it when they are established.
+/* After a policy change: make the connection hook's resolved policies
+ * stale (bump tsq_gen: include/tsq.h), then give the established sockets
+ * of the caller's netns the policy their cgroup has now (policy_sync);
+ * new connections get it when they are established. Call it after the
+ * policy map's change, never before.
  */
 int tsq_bump_gen(void);
 
