@@ -5,9 +5,17 @@
  *   rrprobe -c ADDR PORT SECONDS         a request every 10 ms over one
  *                                        connection; prints "n N p50 X
  *                                        p99 Y max Z" in ms
+ *   rrprobe -S PORT                      one connection at a time: one
+ *                                        request, its response, close
+ *   rrprobe -C ADDR PORT SECONDS         connect, one request, close, as
+ *                                        fast as it goes (netperf's
+ *                                        TCP_CRR); prints "crr N rate R"
  *
  * One connection, TCP_NODELAY on both ends: what is measured is the wait
  * behind other flows' packets in the queues, not Nagle or handshakes.
+ * The CRR pair measures the other end of the cost, connections a second:
+ * its server neither forks nor threads, so that the rate is TCP's and the
+ * hook's, not the scheduler's.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -51,30 +59,76 @@ static void nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static int serve(int port)
+static int listen_on(int port, int backlog)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	char buf[REQ];
 
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 8)) {
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, backlog)) {
 		perror("rrprobe: listen");
-		return 1;
+		return -1;
 	}
+	return lfd;
+}
+
+/* Answer requests on port: each connection's, until it closes, in a
+ * child of its own; or with once, one request a connection, in this
+ * process, which then closes it (the CRR server).
+ */
+static int serve(int port, int once)
+{
+	int lfd = listen_on(port, once ? 128 : 8);
+	char buf[REQ];
+
+	if (lfd < 0)
+		return 1;
 	for (;;) {
 		int fd = accept(lfd, NULL, NULL);
 
 		if (fd < 0)
 			continue;
 		nodelay(fd);
-		if (fork() == 0) {
+		if (once) {
+			if (!full(fd, buf, REQ, 0))
+				full(fd, buf, REQ, 1);
+		} else if (fork() == 0) {
 			while (!full(fd, buf, REQ, 0) && !full(fd, buf, REQ, 1))
 				;
 			_exit(0);
 		}
 		close(fd);
 	}
+}
+
+static int crr(const char *addr, int port, int secs)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	char buf[REQ] = "rrprobe";
+	double t0 = now_ms(), t;
+	long n = 0;
+
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "rrprobe: bad address %s\n", addr);
+		return 2;
+	}
+	while ((t = now_ms()) < t0 + secs * 1e3) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			perror("rrprobe: connect");
+			return 1;
+		}
+		nodelay(fd);
+		if (full(fd, buf, REQ, 1) || full(fd, buf, REQ, 0)) {
+			fprintf(stderr, "rrprobe: connection lost\n");
+			return 1;
+		}
+		close(fd);
+		n++;
+	}
+	printf("crr %ld rate %.1f\n", n, n / ((t - t0) / 1e3));
+	return 0;
 }
 
 static int cmp(const void *a, const void *b)
@@ -131,9 +185,13 @@ static int probe(const char *addr, int port, int secs)
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "-s"))
-		return serve(atoi(argv[2]));
+		return serve(atoi(argv[2]), 0);
 	if (argc == 5 && !strcmp(argv[1], "-c"))
 		return probe(argv[2], atoi(argv[3]), atoi(argv[4]));
-	fprintf(stderr, "usage: rrprobe -s PORT | rrprobe -c ADDR PORT SECONDS\n");
+	if (argc == 3 && !strcmp(argv[1], "-S"))
+		return serve(atoi(argv[2]), 1);
+	if (argc == 5 && !strcmp(argv[1], "-C"))
+		return crr(argv[2], atoi(argv[3]), atoi(argv[4]));
+	fprintf(stderr, "usage: rrprobe -s PORT | -c ADDR PORT SECONDS | -S PORT | -C ADDR PORT SECONDS\n");
 	return 2;
 }
