@@ -57,7 +57,8 @@
 
 char _license[] SEC("license") = "GPL";
 
-#define EEXIST 17	/* errno.h's */
+#define ENOENT 2	/* errno.h's */
+#define EEXIST 17
 
 struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym;
@@ -184,18 +185,24 @@ static struct tsq_stats *stats(__u64 cgid)
 	return lookup_or_zero(&tsq_stats, cgid, &zero, f ? &f->stats : NULL);
 }
 
-/* The policy of the nearest cgroup with one, from the socket's own up;
- * its cgroup id, or 0 for none. The slow path of policy_of().
+/* The policy of the nearest cgroup with one, from the socket's own up,
+ * in *pol, and its cgroup id in *cgid, 0 for none. The slow path of
+ * policy_of(). -ENOENT: the walk could not be made, and *cgid is 0 but
+ * says nothing. bpf_cgroup_from_id() finds no cgroup that is gone, nor
+ * one outside the cgroup namespace of the task it runs in, and in
+ * softirq that is whichever task was interrupted: one in a container's
+ * cgroup namespace sees little of the tree. Such a connection gets no
+ * policy, as before the cache; the cache keeps only walks that were made.
  */
-static __u64 resolve(const struct sock *sk, struct tsq_policy *pol)
+static int resolve(const struct sock *sk, struct tsq_policy *pol, __u64 *cgid)
 {
 	struct cgroup *cg;
-	__u64 cgid = 0;
-	int level, i;
+	int level, i, err = 0;
 
+	*cgid = 0;
 	cg = bpf_cgroup_from_id(sk_cgid(sk));
 	if (!cg)
-		return 0;
+		return -ENOENT;
 	/* Every level up to the root: a fixed bound would be a depth below
 	 * which a delegated subtree escapes its policy.
 	 */
@@ -204,19 +211,21 @@ static __u64 resolve(const struct sock *sk, struct tsq_policy *pol)
 		struct cgroup *anc = bpf_cgroup_ancestor(cg, level - i);
 		struct tsq_policy *p;
 
-		if (!anc)
+		if (!anc) {
+			err = -ENOENT;
 			break;
+		}
 		p = bpf_cgrp_storage_get(&tsq_cgrp_policy, anc, 0, 0);
 		if (p && (p->flags & TSQ_POLICY_ALL)) {
 			*pol = *p;
-			cgid = anc->kn->id;
+			*cgid = anc->kn->id;
 			bpf_cgroup_release(anc);
 			break;
 		}
 		bpf_cgroup_release(anc);
 	}
 	bpf_cgroup_release(cg);
-	return cgid;
+	return err;
 }
 
 /* The socket's policy as resolve() finds it, from tsq_eff when its
@@ -242,9 +251,11 @@ static __u64 policy_of(const struct sock *sk, struct tsq_policy *pol)
 		*pol = e->pol;
 		return e->cgid;
 	}
-	v.cgid = resolve(sk, &v.pol);
-	/* Full, or busy on this CPU: the next socket walks again. */
-	bpf_map_update_elem(&tsq_eff, &id, &v, BPF_ANY);
+	/* A walk that could not be made is not an answer to keep. A full
+	 * map, or one busy on this CPU: the next socket walks again.
+	 */
+	if (!resolve(sk, &v.pol, &v.cgid))
+		bpf_map_update_elem(&tsq_eff, &id, &v, BPF_ANY);
 	*pol = v.pol;
 	return v.cgid;
 }
