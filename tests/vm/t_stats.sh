@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Statistics agree with what was measured: throttles for the limited
 # cgroup and none for an idle one, established sockets as ss(8) counts
-# them, and a removed cgroup leaves no entry in any map.
+# them, and a removed cgroup leaves no entry in any map (the hook's
+# policy cache, eff, among them).
 . "$(dirname "$0")/lib.sh"
 
 tbf_on 100mbit
@@ -96,8 +97,10 @@ gid=$(key_of "$(stat -c %i $cgr/gone)")
 log "stats keys: $(keys stats)"
 check "/gone has statistics before rmdir" 'n == 1' \
 	n="$(keys stats | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
+check "/gone's connections made its entry in the policy cache" 'n == 1' \
+	n="$(keys eff | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
 rmdir $cgr/gone
-for m in stats socks; do
+for m in stats socks eff; do
 	check "rmdir /gone: no $m entry left" 'n == 0' \
 		n="$(keys $m | jq --argjson k "$gid" 'map(select(. == $k)) | length')"
 done
