@@ -14,7 +14,8 @@
 #    Where the policy program's time goes, row against row: fixed-budget
 #    (tsq_fixed joining a group) less fixed is the kernel's group join;
 #    policy-limit (one policy, a limit alone) less fixed is the BPF
-#    program's own work, the policy's lookup and the socket's storage;
+#    program's own work, the policy's lookup in tsq_eff (a walk of the
+#    cgroup chain on its first connection after a change);
 #  - a policy change with 10,000 established sockets: tsqctl set's wall
 #    and CPU time, and policy_sync's ns per socket;
 #  - tsqd's CPU and resident memory while idle, windows of 10 s (one clock
