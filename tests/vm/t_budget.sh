@@ -113,6 +113,22 @@ check "budget 64k, 100 flows: qdisc backlog <= 64 KiB + one skb per cpu" \
 	'q > 0 && q <= b' q="$(peak many)" b="$bound"
 check "budget 64k, 100 flows: the flows moved data" 'g > 1' g="$(goodput many)"
 
+# The same under fq_codel, as users combine them (the TBF's child): its
+# drops make sockets retransmit, on timeout too, and the bound must hold.
+tc qdisc replace dev "$TSQ_DEV" parent 1:1 fq_codel || fail "fq_codel under the TBF"
+pktmax_begin
+CG=$cgr/bulk measure codel 8 100
+pktmax_end
+pkt=${PKTMAX:-$(skb_of 65536)}
+bound=$((65536 + ncpu * pkt))
+log "codel: $(wpeak codel) B in queues at most (qdisc $(peak codel) B)," \
+	"$(goodput codel) Mbit/s; largest skb $pkt B, target $bound B"
+check "budget 64k, 100 flows, fq_codel: qdisc backlog <= 64 KiB + one skb per cpu" \
+	'q > 0 && q <= b' q="$(peak codel)" b="$bound"
+# A TBF replacing a TBF keeps its child: the FIFO back by a new root.
+tc qdisc del dev "$TSQ_DEV" root
+tbf_on 100mbit
+
 # One socket alone may use the whole budget, and no more than it and the
 # one packet its cpu may send.
 "$TSQCTL" set /bulk budget 32k || fail "tsqctl set /bulk budget 32k"

@@ -64052,6 +64052,7 @@ struct tcp_tsq {
 	struct tcp_tsq_group *group;
 	u32 charged;
 	u32 reserved;
+	u32 granted;
 	u32 need;
 	spinlock_t lock;
 	struct list_head wait;
@@ -64235,7 +64236,6 @@ struct tcp_sock {
 	struct tcp_fastopen_request *fastopen_req;
 	struct request_sock *fastopen_rsk;
 	struct saved_syn *saved_syn;
-	long: 64;
 };
 
 struct tcp6_sock {
@@ -64589,9 +64589,11 @@ struct tcp_timewait_sock {
 struct tcp_tsq_group {
 	atomic_long_t queued;
 	u32 budget;
+	long unsigned int progress;
 	refcount_t ref;
 	spinlock_t lock;
 	struct list_head waiters;
+	struct timer_list backstop;
 	u64 id;
 	struct hlist_node node;
 	struct callback_head rcu;
