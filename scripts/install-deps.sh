@@ -24,6 +24,7 @@ pkgs=(
 	python3-ply python3-git		# checkpatch's SPDX check (test_series)
 	libcurl4-gnutls-dev libjson-c-dev	# tsq-kube: HTTPS, GnuTLS (not OpenSSL), and JSON
 	python3 openssl			# tsq-kube's tests: the stub API server, its CA
+	valgrind			# tsq-kube's tests: no uninitialised read on an ERROR event
 	python3-kubernetes		# schema check of deploy/kubernetes
 	prometheus			# promtool: /metrics as Prometheus parses it
 )
