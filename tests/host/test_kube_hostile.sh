@@ -11,7 +11,10 @@
 #   memory     4 MiB of {}; 30 pods of 23k annotations; 500 pods of 256 KiB
 #   big        twelve 1.4 MB pods, one of 3 MB, one normal pod
 #   ca         a server whose CA is in the system's CA path, not --ca
-#   backoff    HTTP 410, ERROR 410 events, empty watches, refused connections
+#   backoff    HTTP 410, ERROR 410 events, empty watches, refused connections;
+#              the failures in --metrics-file as in the log
+#   metrics    --metrics-file: a missing directory, a symlink at the file or
+#              at its temporary name, a crash's leftover
 #   uninit     an ERROR event (not 410) under valgrind
 #   inject     a resourceVersion with ESC and a newline
 #   endless    continue tokens without end, each page new pods
@@ -70,6 +73,8 @@ watches() { jq -c 'select(.query.watch == "1")' "$t/$1/requests" 2>/dev/null | w
 file() { echo "$t/$1/d/tsq-kube-pod-$2.conf"; }
 line2() { sed -n 2p "$1" 2>/dev/null; }
 mk() { "$py" "$here/mkhostile.py" "$@"; }
+# metric NAME FILE: the sample's value in a Prometheus text file.
+metric() { awk -v n="$1" '$1 == n { print $2 }' "$2" 2>/dev/null; }
 
 # mirror: a tenant's pod cannot name another pod's cgroup
 t_mirror() {
@@ -238,11 +243,15 @@ t_ca() {
 
 # backoff: every failure waits, doubling; ERROR events reset nothing
 t_backoff() {
+	local prom=$t/bo-prom/tsq_kube.prom args log nf wait_ms mf ml mw mw_ms mc md nd out
+	mkdir -p "$t/bo-prom"
 	for m in gone-http gone-event empty; do
 		stub "bo-$m"
 		ctl "bo-$m" sticky "$here/recorded/list-1.json"
 		ctl "bo-$m" watchmode "$m"
-		agent "bo-$m"
+		args=()
+		[ "$m" = gone-http ] && args=(--metrics-file "$prom")
+		agent "bo-$m" "${args[@]}"
 		eval "bo_$(tr - _ <<<"$m")=$agent"
 	done
 	mkdir -p "$t/bo-refused"
@@ -270,6 +279,99 @@ t_backoff() {
 	grep -q 'in [0-9]* ms (failure [0-9]*, back-off up to 30 s)' "$t/bo-gone-event/log" &&
 		pass "backoff: each failure a line, counted, the ceiling stated" ||
 		fail "backoff: no counted failure lines: $(tail -2 "$t/bo-gone-event/log")"
+	# The file as the agent left it at exit, against its log and the stub.
+	log=$t/bo-gone-http/log
+	nf=$(sed -n 's/.*(failure \([0-9]*\), back-off up to 30 s)$/\1/p' "$log" | tail -1)
+	wait_ms=$(sed -n 's/.* in \([0-9]*\) ms (failure [0-9]*, back-off.*/\1/p' "$log" | tail -1)
+	mf=$(metric tsq_kube_failures_total "$prom") ml=$(metric tsq_kube_lists_total "$prom")
+	mw=$(metric tsq_kube_backoff_seconds "$prom") mc=$(metric tsq_kube_backoff_max_seconds "$prom")
+	md=$(metric tsq_kube_dropins "$prom") nd=$(ls "$t/bo-gone-http/d" | wc -l)
+	echo "# backoff, HTTP 410, --metrics-file: $mf failures (the log: $nf), $ml lists" \
+		"(the stub: $l1), wait ${mw}s (the log: $wait_ms ms), ceiling ${mc}s, $md drop-ins ($nd)"
+	[ -n "$nf" ] && [ "$mf" = "$nf" ] && [ "$ml" = "$l1" ] &&
+		pass "backoff: the metrics file counts $mf failures as the log does, $ml lists as served" ||
+		fail "backoff: metrics file: failures ${mf:-none} (log: ${nf:-none}), lists ${ml:-none} (stub: $l1)"
+	mw_ms=$(awk -v s="$mw" 'BEGIN { printf "%.0f", s * 1000 }')
+	[ "$mc" = 30 ] && [ -n "$wait_ms" ] && [ "$mw_ms" = "$wait_ms" ] &&
+		[ "$md" = "$nd" ] && [ "$nd" -gt 0 ] &&
+		[ "$(grep -c '^# TYPE tsq_kube_' "$prom")" = 8 ] &&
+		[ "$(grep -c '^# HELP tsq_kube_' "$prom")" = 8 ] &&
+		pass "backoff: the metrics file: ceiling 30 s, the wait chosen last, $md drop-ins, 8 families" ||
+		fail "backoff: metrics file: ceiling ${mc:-none}, wait ${mw:-none} s (log: ${wait_ms:-none} ms), drop-ins ${md:-none} ($nd): $(head -c 300 "$prom" 2>&1)"
+	if command -v promtool >/dev/null; then
+		out=$({ promtool check metrics <"$prom"; } 2>&1) &&
+			pass "backoff: promtool check metrics takes the metrics file" ||
+			fail "backoff: promtool check metrics: $out"
+	else
+		echo "# SKIP: backoff: promtool check metrics: no promtool"
+	fi
+}
+
+# metrics: --metrics-file in a directory others may write to
+t_metrics() {
+	local d=$t/textfile n out rc prom tmp nf mf w
+	# start: one line and exit 2 for a path the agent cannot use.
+	for n in "$t/none/tsq_kube.prom" ""; do
+		out=$("$kube" --node node-1 --server https://127.0.0.1:1 --cgroup-driver systemd \
+			--dropin-dir "$t/none-d" --metrics-file "$n" 2>&1)
+		rc=$?
+		[ "$rc" = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+			[[ $out == "tsq-kube: --metrics-file \"$n\": "* ]] && [ ! -e "$t/none-d" ] &&
+			pass "metrics: --metrics-file \"$n\" refused at start, one line, exit 2" ||
+			fail "metrics: --metrics-file \"$n\": exit $rc, $(wc -l <<<"$out") lines: ${out%%$'\n'*}"
+	done
+	# Three agents on one stub, each with a directory of its own.
+	stub prom
+	ctl prom sticky "$here/recorded/list-1.json"
+	ctl prom watchmode gone-http
+	echo "not metrics" >"$t/victim"
+	cp "$t/victim" "$t/victim.orig"
+	for n in link tmp left; do
+		mkdir -p "$t/prom-$n" "$d-$n"
+		cp "$t/prom/url" "$t/prom/ca.crt" "$t/prom/token" "$t/prom-$n/"
+	done
+	# link: the file is a symlink to another file.
+	ln -s "$t/victim" "$d-link/tsq_kube.prom"
+	agent prom-link --metrics-file "$d-link/tsq_kube.prom"
+	a_link=$agent
+	# tmp: a symlink at the temporary name (.FILE.PID.tmp), the pid known
+	# before the agent execs with it; left: a regular file of ours there.
+	plant() { ln -s "$t/victim" "$d-tmp/.tsq_kube.prom.$BASHPID.tmp"; exec "$@"; }
+	PRE=plant agent prom-tmp --metrics-file "$d-tmp/tsq_kube.prom"
+	a_tmp=$agent
+	leave() { echo "half a file" >"$d-left/.tsq_kube.prom.$BASHPID.tmp"; exec "$@"; }
+	PRE=leave agent prom-left --metrics-file "$d-left/tsq_kube.prom"
+	a_left=$agent
+	for n in link tmp left; do
+		wait_log "prom-$n" "(failure 3," 20000 ||
+			fail "metrics: $n: no third failure: $(tail -1 "$t/prom-$n/log")"
+	done
+	stop "$a_link"
+	stop "$a_tmp"
+	stop "$a_left"
+	prom=$d-link/tsq_kube.prom
+	nf=$(sed -n 's/.*(failure \([0-9]*\), back-off.*/\1/p' "$t/prom-link/log" | tail -1)
+	mf=$(metric tsq_kube_failures_total "$prom")
+	cmp -s "$t/victim" "$t/victim.orig" && [ -f "$prom" ] && [ ! -L "$prom" ] && [ "$mf" = "$nf" ] &&
+		pass "metrics: a symlink at the file is replaced ($nf failures), its target unchanged" ||
+		fail "metrics: link: $(ls -l "$d-link" | tail -n +2 | tr '\n' ' '); failures $mf (log: $nf)"
+	tmp=$d-tmp/.tsq_kube.prom.$a_tmp.tmp
+	n=$(grep -c -- '--metrics-file' "$t/prom-tmp/log")
+	# Writes tried: after each list and failure, and at exit.
+	w=$(sed -n 's/.*exiting after \([0-9]*\) lists and \([0-9]*\) failures.*/\1 \2/p' \
+		"$t/prom-tmp/log" | awk '{ print $1 + $2 + 1 }')
+	cmp -s "$t/victim" "$t/victim.orig" && [ -L "$tmp" ] && [ ! -e "$d-tmp/tsq_kube.prom" ] &&
+		[ "$n" = 1 ] && [ "${w:-0}" -ge 7 ] &&
+		grep -qF "creating .tsq_kube.prom.$a_tmp.tmp: File exists, and not a regular file of ours" \
+			"$t/prom-tmp/log" &&
+		pass "metrics: a symlink at the temporary name left alone, its target unchanged; 1 line, $w writes" ||
+		fail "metrics: tmp: $(ls -lA "$d-tmp" | tail -n +2 | tr '\n' ' '); $n lines: $(grep -m2 -- '--metrics-file' "$t/prom-tmp/log")"
+	prom=$d-left/tsq_kube.prom
+	n=$(metric tsq_kube_lists_total "$prom")
+	[ "$(ls -A "$d-left")" = tsq_kube.prom ] && [ "${n:-0}" -ge 3 ] &&
+		! grep -q -- '--metrics-file' "$t/prom-left/log" &&
+		pass "metrics: a crash's leftover at the temporary name is replaced, the file written" ||
+		fail "metrics: left: $(ls -A "$d-left" | tr '\n' ' '); $(grep -m1 -- '--metrics-file' "$t/prom-left/log")"
 }
 
 # uninit: an ERROR event under valgrind
@@ -342,6 +444,6 @@ t_endless() {
 }
 
 # KUBE_HOSTILE="mirror ca": those attacks only.
-for s in mirror memory big ca backoff uninit inject endless; do
+for s in mirror memory big ca backoff metrics uninit inject endless; do
 	case " ${KUBE_HOSTILE:-$s} " in *" $s "*) "t_$s" ;; esac
 done

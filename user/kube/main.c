@@ -15,7 +15,8 @@
  * every failure backs off (doubling to BACKOFF_MAX_MS, with jitter, and
  * only a watch that brought pod events starts it over), lines about
  * skipped input are at most SAY_MAX a list or watch, and what the
- * server wrote reaches the log quoted. Each is counted in the log.
+ * server wrote reaches the log quoted. Each is counted in the log, and
+ * with --metrics-file in a Prometheus text file too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include "dropin.h"
 #include "log.h"
 #include "jsonstream.h"
+#include "metrics.h"
 #include "pod.h"
 #include "podtable.h"
 #include "quote.h"
@@ -65,6 +67,7 @@ struct agent {
 	unsigned int gen;		/* of the list in progress or done last */
 	char rv[KUBE_RV_MAX];		/* where a watch resumes */
 	unsigned int backoff_ms;
+	unsigned int wait_ms;		/* the back-off wait chosen last */
 	size_t max_pods;		/* pods with a policy (or a refused one) kept */
 	unsigned int said;		/* lines on skipped input this list or watch */
 	size_t pod_events;		/* ADDED, MODIFIED, DELETED of this watch */
@@ -77,6 +80,7 @@ struct agent {
 		unsigned long pods;		/* read, with a uid */
 	} total, in_list;
 	unsigned long failures, lists;
+	struct kube_metrics_file metrics;
 };
 
 /* The resourceVersion, as it may stand in a log line. */
@@ -292,6 +296,32 @@ static void found(const char *uid, const char *text, void *ctx)
 		e->dropin = strdup(text);
 }
 
+/* Not pods.nr: the table keeps pods whose value was refused too. */
+static unsigned long dropins(const struct pod_table *t)
+{
+	unsigned long n = 0;
+
+	for (size_t i = 0; i < t->size; i++)
+		n += t->v[i].uid[0] && t->v[i].dropin;
+	return n;
+}
+
+/* The counters to --metrics-file, if there is one. */
+static void publish(struct agent *a)
+{
+	struct kube_metrics m = {
+		.failures = a->failures, .lists = a->lists,
+		.backoff_ms = a->wait_ms, .backoff_max_ms = BACKOFF_MAX_MS,
+		.skipped = a->total.skipped, .oversized = a->total.oversized,
+		.refused = a->total.refused,
+	};
+
+	if (!a->metrics.path)
+		return;
+	m.dropins = dropins(&a->pods);
+	kube_metrics_write(&a->metrics, &m);
+}
+
 static void on_signal(int sig)
 {
 	stopping = 1;
@@ -326,8 +356,10 @@ static void failed(struct agent *a, const char *what)
 	char rq[RVQ_SZ];
 
 	a->failures++;
+	a->wait_ms = ms;
 	log_info("%s; again from resourceVersion \"%s\" in %u ms (failure %lu, back-off up "
 		 "to %d s)", what, rvq(a, rq), ms, a->failures, BACKOFF_MAX_MS / 1000);
+	publish(a);
 	pause_ms(ms);
 }
 
@@ -361,6 +393,7 @@ static int list(struct agent *a)
 		 "(--max-pods); list %lu", a->node, rvq(a, rq), a->pods.nr, before - a->pods.nr,
 		 a->in_list.skipped, a->in_list.oversized, KUBE_MAX_ITEM, a->in_list.refused,
 		 a->lists);
+	publish(a);
 	return 0;
 }
 
@@ -395,7 +428,7 @@ static int run(struct agent *a)
 		 * a list, never a watch that ended in an ERROR event.
 		 */
 		if (a->pod_events && !a->error_event && ret != KUBE_GONE)
-			a->backoff_ms = 0;
+			a->backoff_ms = a->wait_ms = 0;
 		if (ret == KUBE_GONE) {
 			listed = false;
 			snprintf(what, sizeof(what), "watch: resourceVersion \"%s\" is too old: "
@@ -417,6 +450,7 @@ static int run(struct agent *a)
 		 "bytes), %lu refused (--max-pods %zu); the drop-ins stay, as tsqd keeps "
 		 "policies in force", a->lists, a->failures, a->total.skipped, a->total.oversized,
 		 KUBE_MAX_ITEM, a->total.refused, a->max_pods);
+	publish(a);
 	return 0;
 }
 
@@ -457,6 +491,7 @@ static void usage(FILE *f, int rc)
 		"      --ca FILE              its CA (%s/ca.crt)\n"
 		"      --token FILE           bearer token (%s/token)\n"
 		"      --max-pods N           pods with a policy given a drop-in, at most (%d)\n"
+		"      --metrics-file FILE    counters for node_exporter's textfile collector\n"
 		"  -v, --verbose              a line per event\n"
 		"  -h, --help, -V, --version\n"
 		"See tsq-kube(8).\n",
@@ -484,6 +519,7 @@ int main(int argc, char **argv)
 		{ "ca", required_argument, NULL, 'C' },
 		{ "token", required_argument, NULL, 'T' },
 		{ "max-pods", required_argument, NULL, 'M' },
+		{ "metrics-file", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -492,6 +528,7 @@ int main(int argc, char **argv)
 	struct agent a = { .annotation = DEFAULT_ANNOTATION, .dir = DEFAULT_DROPIN_DIR,
 			   .max_pods = DEFAULT_MAX_PODS };
 	const char *driver = "auto", *server = NULL, *ca = NULL, *token = NULL;
+	const char *metrics = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[512], *end;
 	unsigned long n;
@@ -517,6 +554,7 @@ int main(int argc, char **argv)
 			}
 			a.max_pods = n;
 			break;
+		case 'P': metrics = optarg; break;
 		case 'v': kube_verbose = true; break;
 		case 'h': usage(stdout, 0); break;
 		case 'V': printf("tsq-kube %s\n", TSQ_VERSION); return 0;
@@ -535,6 +573,12 @@ int main(int argc, char **argv)
 	}
 	if (!annotation_valid(a.annotation)) {
 		fprintf(stderr, "tsq-kube: --annotation: not an annotation key\n");
+		return 2;
+	}
+	ret = metrics ? kube_metrics_open(&a.metrics, metrics) : 0;
+	if (ret) {
+		fprintf(stderr, "tsq-kube: --metrics-file \"%s\": %s\n", metrics,
+			ret == -EINVAL ? "want a file's path" : strerror(-ret));
 		return 2;
 	}
 	if (tsq_cgroup_mount(a.mount, sizeof(a.mount)))
@@ -572,6 +616,7 @@ int main(int argc, char **argv)
 	ret = run(&a);
 	kube_api_free(&a.api);
 	pod_table_free(&a.pods);
+	kube_metrics_close(&a.metrics);
 	close(a.dfd);
 	curl_global_cleanup();
 	return ret;
