@@ -31,6 +31,7 @@
 #include <curl/curl.h>
 
 #include "apiclient.h"
+#include "backoff.h"
 #include "cgroup.h"
 #include "dropin.h"
 #include "log.h"
@@ -48,8 +49,6 @@
 #define DEFAULT_DROPIN_DIR	"/etc/tsq/tsq.conf.d"
 #define DEFAULT_MAX_PODS	1024	/* kubelet's --max-pods is 110 by default */
 #define LIST_PER_POD		8	/* finished pods stay listed until collected */
-#define BACKOFF_MIN_MS		200
-#define BACKOFF_MAX_MS		30000
 #define SHORT_WATCH_MS		10000	/* a watch that ends sooner, cleanly, failed */
 #define SAY_MAX			10	/* lines on skipped input a list or watch */
 #define RVQ_SZ			(KUBE_RV_MAX * 4 + 8)
@@ -336,15 +335,9 @@ static void pause_ms(unsigned int ms)
 		;
 }
 
-/* Exponential, with a quarter of jitter: a thousand agents whose API
- * server restarted do not come back in step.
- */
 static unsigned int backoff(struct agent *a)
 {
-	unsigned int ms = a->backoff_ms ? a->backoff_ms : BACKOFF_MIN_MS;
-
-	a->backoff_ms = ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms * 2;
-	return ms - ms / 4 + (unsigned int)random() % (ms / 2 + 1);
+	return backoff_next(&a->backoff_ms, (unsigned int)random());
 }
 
 /* Whatever failed, the next try waits: a 410 too, and an ERROR event

@@ -41,7 +41,7 @@ static const struct family {
 	F("backoff_seconds", "gauge", backoff_ms, true,
 	  "The back-off wait chosen last, jitter included; 0 once a watch brought pod events."),
 	F("backoff_max_seconds", "gauge", backoff_max_ms, true,
-	  "The back-off's ceiling; a quarter of jitter makes a wait up to 1.25 times it."),
+	  "The back-off's ceiling: no wait is longer."),
 	F("dropins", "gauge", dropins, false, "Pods with a drop-in now."),
 	F("pods_skipped_total", "counter", skipped, false,
 	  "Pods skipped: unreadable, or over the size limit."),

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "backoff.h"
 #include "jsonstream.h"
 #include "pod.h"
 #include "podtable.h"
@@ -381,6 +382,32 @@ static void test_sweep(void)
 	pod_table_free(&t);
 }
 
+/* Back-off after failures in a row: 200 ms, doubling, jittered by a
+ * quarter either way, never past the 30 s that tsq-kube(8) states, with
+ * the lowest and the highest jitter.
+ */
+static void test_backoff(void)
+{
+	const unsigned int rnds[] = { 0, 12345, 15000, 0xffffffff };
+
+	for (size_t i = 0; i < ARRAY_SIZE(rnds); i++) {
+		unsigned int base = 0, first, longest = 0, least_capped = ~0u, w;
+
+		first = backoff_next(&base, rnds[i]);
+		for (int k = 1; k < 40; k++) {
+			w = backoff_next(&base, rnds[i]);
+			longest = w > longest ? w : longest;
+			if (k >= 20 && w < least_capped)
+				least_capped = w;
+		}
+		check(first >= 150 && first <= 250 && longest <= BACKOFF_MAX_MS &&
+		      least_capped >= BACKOFF_MAX_MS * 3 / 4,
+		      tname("backoff: jitter %#x: from 200 ms, never past 30 s", rnds[i]),
+		      "first %u ms, longest %u ms, least at the ceiling %u ms", first, longest,
+		      least_capped);
+	}
+}
+
 int main(void)
 {
 	test_targets();
@@ -389,5 +416,6 @@ int main(void)
 	test_stream();
 	test_table();
 	test_sweep();
+	test_backoff();
 	return test_done();
 }
