@@ -14,7 +14,7 @@ t0=$(date +%s%N)
 mkdir $(printf "$cgr/many/c%d " $(seq $n))
 log "mkdir of $n cgroups: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 for i in $(seq $n); do echo "/many/c$i limit 16k"; done >"$TMP/tsq.conf"
-"$OUT/tsqd" -c "$TMP/tsq.conf" -d "$TMP/none" -l none -i 0 2>"$TMP/tsqd.log" &
+"$OUT/tsqd" -c "$TMP/tsq.conf" -d "$TMP/none" -l 127.0.0.1:9731 -i 0 2>"$TMP/tsqd.log" &
 tsqd=$!
 for _ in $(seq 600); do grep -q 'loaded' "$TMP/tsqd.log" && break; sleep 0.1; done
 log "tsqd: $(grep loaded "$TMP/tsqd.log")"
@@ -45,6 +45,20 @@ iperf_server
 CG=$cgr/many/c1 flow one 2
 entries() { "$OUT/tools/bpftool" -j map dump pinned "/sys/fs/bpf/tsq/$1" | jq length; }
 check "a flow in /many/c1 made statistics" 'n >= 1' n="$(entries stats)"
+
+# The DaemonSet's memory limit for tsqd is backed by this: its peak RSS
+# with the 10,000 policies, their statistics and three scrapes of
+# /metrics (each walks every socket and cgroup), at most a quarter of
+# the limit in deploy/kubernetes/daemonset.yaml.
+for _ in 1 2 3; do curl -sf http://127.0.0.1:9731/metrics >"$TMP/metrics"; done
+check "/metrics with $n policies: each one listed" 'c >= n' \
+	c="$(grep -c '^tsq_policy_limit_bytes{' "$TMP/metrics")" n=$n
+hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$tsqd/status)
+lim=$(awk '/- name: tsqd$/ { c = 1 } c && /limits:/ { l = 1 } c && l && /memory:/ { print $2; exit }' \
+	"$TOP/deploy/kubernetes/daemonset.yaml")
+log "tsqd peak RSS $hwm KiB with $n policies and 3 scrapes of /metrics; the DaemonSet's limit $lim"
+check "tsqd peak RSS <= a quarter of the DaemonSet's memory limit" \
+	'h > 0 && h * 4 <= l * 1024' h="$hwm" l="${lim%Mi}"
 kill $tsqd
 wait $tsqd
 rmdir $cgr/many/c* $cgr/many
