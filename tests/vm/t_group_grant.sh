@@ -2,21 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # group_grant: a group's grants stay counted when something else takes
 # them over. A TX completion reserves its waiting socket's skb (a grant);
-# before the socket's TSQ work runs, software GSO's growth of one of its
-# queued skbs, or a retransmit on timeout, may use that reservation. If
-# the socket's skb then grew past the grant (small writes fill the tail
-# skb while it waits) and the group has no room, the grant goes back:
+# before the socket's TSQ work runs, a send without the TSQ test (a
+# retransmit on timeout, a loss probe) or software GSO's growth of one of
+# its queued skbs may use that reservation. If the socket's next skb then
+# does not fit the grant and the group has no room, the grant goes back:
 # only what is left of it may leave the group's count, else the count
 # wraps below zero and the budget holds nothing for the group's life.
 #
-# 32 flows in one group of 32 KiB write 3,000 B at a time behind the
-# 100 Mbit/s TBF, under fq_codel (its drops bring the retransmits), in
-# three rounds of 8 s; this VM's virtio NIC has no TSO, so GSO grows
-# every skb after the qdisc. Each round:
+# 100 flows in one group of 64 KiB behind the 100 Mbit/s TBF, under
+# fq_codel with a 1 ms target (its drops bring the retransmits and
+# probes), in three rounds of 8 s; this VM's virtio NIC has no TSO, so
+# GSO grows every skb after the qdisc. Each round:
 # - the qdisc backlog stays within the budget and one skb per cpu;
 # - the flows moved data;
-# and after all of them, no socket left bytes counted and the kernel
-# warned of no group freed with bytes counted (dmesg).
+# and after all of them, the group throttled (grants were made), no
+# socket left bytes counted, and the kernel warned of no group freed
+# with bytes counted (dmesg).
 . "$(dirname "$0")/lib.sh"
 
 cgr=/sys/fs/cgroup
