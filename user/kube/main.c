@@ -335,17 +335,12 @@ static void pause_ms(unsigned int ms)
 		;
 }
 
-static unsigned int backoff(struct agent *a)
-{
-	return backoff_next(&a->backoff_ms, (unsigned int)random());
-}
-
 /* Whatever failed, the next try waits: a 410 too, and an ERROR event
  * never starts the back-off over.
  */
 static void failed(struct agent *a, const char *what)
 {
-	unsigned int ms = backoff(a);
+	unsigned int ms = backoff_next(&a->backoff_ms, (unsigned int)random());
 	char rq[RVQ_SZ];
 
 	a->failures++;
