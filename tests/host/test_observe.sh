@@ -41,10 +41,13 @@ within() {
 }
 
 # pair N: each frame of $t/frames$N against the backlog samples of
-# $t/backlog$N: queued / the two samples around its socket walk (when
-# they are under 10 ms apart: the queue moves by a 64 KB packet every
-# 5 ms), and mean delay / the mean backlog over its interval drained at
-# 100 Mbit/s (Little's law). One line a frame in $t/ratios$N.
+# $t/backlog$N: queued / the one of the two samples around its socket
+# walk that it is nearer (when they are under 10 ms apart). The walk
+# fell between them, and the queue moves by a whole 64 KB packet every
+# 5 ms: with one flow's one or two packets queued, their mean is off by
+# half whenever a packet left in between. And mean delay / the mean
+# backlog over its interval drained at 100 Mbit/s (Little's law). One
+# line a frame in $t/ratios$N.
 pair() {
 	{
 		jq -r --arg p "${base#"$cgmnt"}/bulk" '.time as $t | .interval_s as $i |
@@ -62,7 +65,10 @@ pair() {
 				if (bt[j] > ft[k] - fi[k] && bt[j] <= ft[k]) { sum += bv[j]; cnt++ }
 			}
 			if (!lo || !hi || !cnt || bt[hi] - bt[lo] > 0.01) continue
-			b = (bv[lo] + bv[hi]) / 2
+			b = bv[lo]
+			if (bv[lo] > 0 && bv[hi] > 0 && fq[k] > 0 &&
+			    (log(fq[k] / bv[hi]))^2 < (log(fq[k] / bv[lo]))^2)
+				b = bv[hi]
 			m = sum / cnt / 12.5e6 * 1e9
 			printf "%s %s %.0f %d %.0f %d\n", (b > 0 ? fq[k] / b : 0),
 				(m > 0 ? fd[k] / m : 0), b, fq[k], m, fd[k]
