@@ -46,8 +46,13 @@ flows() {
 }
 # connected NAME: the streams iperf3 connected, in all of NAME's clients.
 connected() { cat "$TMP/$1".*.json | jq -s '[.[].start.connected | length] | add // 0'; }
-# mbits NAME: what NAME's receivers counted together, in Mbit/s.
-mbits() { cat "$TMP/$1".*.json | jq -s '[.[].end.sum_received.bits_per_second // 0] | add / 1e6'; }
+# mbits NAME: the bytes NAME's receivers counted together over the
+# longest client's time, in Mbit/s (the clients start one after the
+# other: their rates do not add up).
+mbits() {
+	cat "$TMP/$1".*.json | jq -s '([.[].end.sum_received.bytes // 0] | add) * 8 /
+		([.[].end.sum_received.seconds // 0] | max) / 1e6'
+}
 
 "$TSQCTL" attach || fail "tsqctl attach"
 "$TSQCTL" set /bulk budget 64k || fail "tsqctl set /bulk budget 64k"
