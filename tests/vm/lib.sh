@@ -174,6 +174,14 @@ pktmax_begin() {
 }
 pktmax_end() {
 	kill -INT "$PKTMAX_PID"
+	# A bpftrace that does not end (still loading under a loaded TCG
+	# host, or stuck) must not hang the test: 30 s, then SIGKILL, said.
+	for _ in $(seq 300); do
+		kill -0 "$PKTMAX_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$PKTMAX_PID" 2>/dev/null &&
+		log "bpftrace did not end in 30 s after SIGINT: killed"
 	wait "$PKTMAX_PID"
 	PKTMAX=$(sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax")
 }
