@@ -188,6 +188,21 @@ pktmax_end() {
 # What bpftrace printed, on one line: why there is no PKTMAX.
 pktmax_said() { head -c 300 "$TMP/pktmax" | tr '\n' ' '; }
 
+# cg_stat FILE CGROUP FIELD: FIELD of CGROUP (/bulk) in a tsqctl -j
+# stats output, summed over its rows, or -1 without one.
+cg_stat() { jq --arg c "$2" "[.[] | select(.cgroup == \$c) | .$3] | add // -1" "$1"; }
+# stats_after NAME CGROUP: once CGROUP's sockets have closed, tsqctl
+# stats counts none of them in the queues and no bytes (a second for
+# the last completions); the stats in $TMP/end.json.
+stats_after() {
+	sleep 1
+	"$TSQCTL" -j stats >"$TMP/end.json"
+	log "stats after: $(jq -c --arg c "$2" '.[] | select(.cgroup == $c)' "$TMP/end.json")"
+	check "$1: closed sockets leave nothing counted" 'n == 0 && q == 0' \
+		n="$(cg_stat "$TMP/end.json" "$2" queued_sockets)" \
+		q="$(cg_stat "$TMP/end.json" "$2" queued_bytes)"
+}
+
 # peak NAME [FROM_MS [TO_MS]]: the largest backlog sampled in the window.
 peak() {
 	awk -v a="${2:-0}" -v b="${3:-1e12}" \

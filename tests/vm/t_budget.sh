@@ -47,7 +47,6 @@ p50() {
 	sed -n 's/.*time=\([0-9.]*\) ms/\1/p' "$TMP/$1.ping" | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'
 }
-bulk_stat() { jq "[.[] | select(.cgroup == \"/bulk\") | .$2] | add // -1" "$1"; }
 report() {
 	log "$1: $(wpeak "$1") B in queues at most (qdisc $(peak "$1") B)," \
 		"$(goodput "$1") Mbit/s, ping p50 $(p50 "$1") ms"
@@ -144,11 +143,7 @@ check "budget 32k, 1 socket: qdisc backlog <= 32 KiB + one skb" \
 check "budget 32k, 1 socket: its truesize in queues <= (32 KiB + one skb) x GSO's growth" \
 	'w <= 3 * (32768 + p)' w="$(wpeak one)" p="$pkt"
 
-sleep 1
-"$TSQCTL" -j stats >"$TMP/end.json"
-log "stats after: $(jq -c '.[] | select(.cgroup == "/bulk")' "$TMP/end.json")"
-check "stats: closed sockets leave nothing counted" 'n == 0 && q == 0' \
-	n="$(bulk_stat "$TMP/end.json" queued_sockets)" q="$(bulk_stat "$TMP/end.json" queued_bytes)"
+stats_after stats /bulk
 
 "$TSQCTL" reset
 rmdir $cgr/bulk $cgr/lat

@@ -87,12 +87,7 @@ for c in "${cells[@]}"; do
 		'c == n && g > 10' c="$(connected "$c")" n="$n" g="$(mbits "$c")"
 done
 
-sleep 1
-"$TSQCTL" -j stats >"$TMP/end.json"
-log "stats after: $(jq -c '.[] | select(.cgroup == "/bulk")' "$TMP/end.json")"
-check "group_bound: closed sockets leave nothing counted" 'n == 0 && q == 0' \
-	n="$(jq '[.[] | select(.cgroup == "/bulk") | .queued_sockets] | add // -1' "$TMP/end.json")" \
-	q="$(jq '[.[] | select(.cgroup == "/bulk") | .queued_bytes] | add // -1' "$TMP/end.json")"
+stats_after group_bound /bulk
 
 "$TSQCTL" reset
 rmdir $cgr/bulk
