@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# libFuzzer targets for libtsq's parsers. Each runs FUZZ_SECONDS (20 here,
+# libFuzzer targets for libtsq's parsers. Each runs FUZZ_SECONDS (10 here,
 # 300 with `make fuzz`) from its seed corpus and the inputs that once
 # crashed it (tests/host/fuzz/{corpus,regressions}/NAME). New inputs go
 # to $OUTPUT/fuzz/NAME.corpus, never into the source tree; a crash leaves
@@ -8,7 +8,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-secs=${FUZZ_SECONDS:-20}
+secs=${FUZZ_SECONDS:-10}
 out=${OUTPUT:-.output}
 [[ $out = /* ]] || out=$top/$out
 

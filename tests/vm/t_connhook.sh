@@ -35,7 +35,7 @@ BPFTOOL=$OUT/tools/bpftool
 RRPROBE=$OUT/rrprobe
 MANYSOCKS=$TOP/bench/manysocks.py
 REPS=${REPS:-5}
-CONNS=${CONNS:-200}
+CONNS=${CONNS:-100}
 t_start=$(now_ms)
 took() { log "$1 took $(( ($(now_ms) - t_start) / 1000 )) s so far"; }
 
