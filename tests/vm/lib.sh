@@ -185,6 +185,11 @@ pktmax_end() {
 	wait "$PKTMAX_PID"
 	PKTMAX=$(sed -n 's/^@m: \([0-9]*\)$/\1/p' "$TMP/pktmax")
 }
+# skb_of BUDGET: the largest skb the policy lets TCP build under BUDGET,
+# for when bpftrace gave no PKTMAX: a TSO packet of BUDGET/4
+# (tsq_cgroup's policy_tso()) and an skb's overhead beyond its payload
+# (1,280 B at most on x86_64; 8,200 B measured under budget 32k).
+skb_of() { echo $(( $1 / 4 + 1280 )); }
 # What bpftrace printed, on one line: why there is no PKTMAX.
 pktmax_said() { head -c 300 "$TMP/pktmax" | tr '\n' ' '; }
 

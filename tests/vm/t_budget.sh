@@ -70,11 +70,8 @@ CG=$cgr/bulk measure budget 8 8
 wait "$PROBE_PID" "$stats_pid"
 pktmax_end
 pkt=$PKTMAX
-# bpftrace may not attach in time under TCG: then the largest skb the
-# policy lets TCP build, a TSO packet of budget/4 (tsq_cgroup's
-# policy_tso()) and an skb's overhead beyond its payload (1,280 B at most
-# on x86_64; 8,200 B measured under budget 32k), logged as such.
-skb_of() { echo $(( $1 / 4 + 1280 )); }
+# bpftrace may not attach in time under TCG: then skb_of (lib.sh),
+# logged as such.
 [ -n "$pkt" ] || { pkt=$(skb_of 32768); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 report budget
 bound=$((32768 + ncpu * pkt))

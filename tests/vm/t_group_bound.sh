@@ -34,10 +34,11 @@ done
 mkdir -p $cgr/bulk
 
 # group_count NAME PID: the group's own count, tsqctl stats' queued
-# bytes of /bulk, every 0.5 s until PID ends; a line each in $TMP/NAME.gq.
+# bytes of /bulk (-1 when it has no row yet), every 0.5 s until PID
+# ends; a line each in $TMP/NAME.gq.
 group_count() {
 	while kill -0 "$2" 2>/dev/null; do
-		"$TSQCTL" -j stats | jq '[.[] | select(.cgroup == "/bulk") | .queued_bytes] | add // 0'
+		"$TSQCTL" -j stats | cg_stat /dev/stdin /bulk queued_bytes
 		sleep 0.5
 	done >"$TMP/$1.gq"
 }
@@ -91,8 +92,8 @@ done
 pktmax_end
 pkt=$PKTMAX
 # bpftrace may not attach in time under TCG: then the largest skb the
-# policy lets TCP build (t_budget's skb_of()), logged as such.
-[ -n "$pkt" ] || { pkt=$(( budget / 4 + 1280 )); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
+# policy lets TCP build (skb_of), logged as such.
+[ -n "$pkt" ] || { pkt=$(skb_of $budget); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 bound=$((budget + ncpu * pkt))
 log "budget $budget B, $ncpu cpus, largest skb $pkt B: bound $bound B"
 for c in "${cells[@]}"; do

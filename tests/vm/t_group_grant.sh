@@ -39,8 +39,8 @@ done
 pktmax_end
 pkt=$PKTMAX
 # bpftrace may not attach in time under TCG: then the largest skb the
-# policy lets TCP build (t_budget's skb_of()), logged as such.
-[ -n "$pkt" ] || { pkt=$(( 65536 / 4 + 1280 )); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
+# policy lets TCP build (skb_of), logged as such.
+[ -n "$pkt" ] || { pkt=$(skb_of 65536); log "no bpftrace result ($(pktmax_said)): one skb taken as $pkt B"; }
 bound=$((65536 + ncpu * pkt))
 for r in 1 2 3; do
 	log "round $r: qdisc peak $(peak "grant$r") B, $(wpeak "grant$r") B in queues at most," \
