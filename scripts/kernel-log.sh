@@ -18,23 +18,13 @@ name=${2:?usage: kernel-log.sh KVER NAME [TEST...]}
 shift 2
 case $name in */*|.*|"") echo "kernel-log: bad name '$name'" >&2; exit 2 ;; esac
 
-kdir=$top/.output/kernel
-[ "$kver" = 6.12 ] || kdir=$top/.output/kernel-$kver
-config=$kdir/.config
-[ -r "$config" ] || { echo "kernel-log: no kernel for $kver at $kdir (make kernel KVER=$kver)" >&2; exit 1; }
-release=$(sed -n 's/^# Linux\/[^ ]* \([^ ]*\) Kernel Configuration$/\1/p' "$config" | head -1)
-case $kver in
-6.12) pkg="linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" ;;
-*) pkg=$("$top/scripts/get-kernel-source.sh" "${kver%%.*}" 2>/dev/null | cut -d' ' -f1,2) ;;
-esac
-hash=$("$top/scripts/series-hash.sh" "$top/kernel/$kver") || exit 1
-tree=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+header=$("$top/scripts/kernel-header.sh" "$kver" \
+	"QEMU TCG, ${TSQ_VM_SMP:-2} vCPUs; tests: ${*:-all}") || exit 1
 
 mkdir -p "$top/kernel/runs/$kver"
 log=$top/kernel/runs/$kver/$name.log
 {
-	echo "# kernel: Linux $release (Debian $pkg) + kernel/$kver, series $hash"
-	echo "# tsq: $tree; $(date -u +%Y-%m-%dT%H:%M:%SZ); QEMU TCG, ${TSQ_VM_SMP:-2} vCPUs; tests: ${*:-all}"
+	echo "$header"
 	"$top/tests/vm/run-tests" -k "$kver" "$@" 2>&1
 } | tee "$log"
 exit "${PIPESTATUS[0]}"
