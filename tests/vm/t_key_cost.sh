@@ -47,7 +47,7 @@ run() {
 	b1=$(busy) s1=$(outsegs)
 	bytes=$(jq -r '.end.sum_sent.bytes // 0' "$TMP/run.json" 2>/dev/null)
 	echo "$mode $path $flows $rep $(awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) \
-		'BEGIN { printf "%.0f", s > 0 ? b * 1e7 / s : 0 }') ${bytes:-0}" >>"$TMP/runs"
+		'BEGIN { printf "%.0f", (s > 0 ? b * 1e7 / s : 0) }') ${bytes:-0}" >>"$TMP/runs"
 }
 
 cells() { for path in virtio loopback; do for flows in 1 8; do echo "$path $flows"; done; done; }
@@ -79,13 +79,15 @@ check "every run moved data" 'n == 0' \
 while read -r path flows; do
 	off=
 	for mode in off on limit budget; do
-		awk -v m=$mode -v p=$path -v f=$flows '$1 == m && $2 == p && $3 == f { print $5 }' \
+		awk -v m=$mode -v p="$path" -v f="$flows" '$1 == m && $2 == p && $3 == f { print $5 }' \
 			"$TMP/runs" | sort -n >"$TMP/cell"
 		med=$(awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' "$TMP/cell")
 		[ -n "$off" ] || off=$med
+		mbps=$(awk -v m=$mode -v p="$path" -v f="$flows" -v s="$SECS" \
+			'$1 == m && $2 == p && $3 == f { t += $6; n++ } END { printf "%.0f", n ? t * 8 / s / n / 1e6 : 0 }' "$TMP/runs")
 		log "$path, $flows flows, key $mode: $(tr '\n' ' ' <"$TMP/cell")ns/segment," \
 			"median $med, spread $(awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.1f", a ? 100 * (b - a) / a : 0 }' "$TMP/cell") %," \
-			"$(awk -v a="$med" -v b="$off" 'BEGIN { printf "%.3f", b ? a / b : 0 }') x key off"
+			"$(awk -v a="$med" -v b="$off" 'BEGIN { printf "%.3f", b ? a / b : 0 }') x key off; mean $mbps Mbit/s sent"
 	done
 done < <(cells)
 check_dmesg key_cost
