@@ -10,13 +10,10 @@
 # on copies of README.md with a marked number changed, a cell of the
 # included table changed and an unmarked number added, and to check a
 # number a man page marks with a roff comment.
-top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 res=$top/bench/results
 check=$top/tests/host/bench_numbers.py
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # Debian's python3, as bench/run runs report.py; no plot, so no
 # matplotlib needed.

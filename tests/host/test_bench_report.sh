@@ -12,11 +12,8 @@
 # tsqd idle over the rows' window; the limit-us target at the worst
 # repetition, the median's verdict beside it; zero cost with one
 # kernel's rows warned about; KiB as the one unit of sizes.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$tmp/res/raw"
 
 # Five repetitions of 8 cubic flows at 100mbit (one weak stock run, one

@@ -4,9 +4,8 @@
 # failed at the first link because libbpf's Makefile installed to lib64
 # while a warm cache still held lib/. Check the paths the Makefile uses,
 # and that the tools cache key moves with everything that decides them.
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 mkvar() { make -s --no-print-directory -C "$top" "print-$1"; }
 
 libbpf=$(mkvar LIBBPF_A)
@@ -34,8 +33,6 @@ fi
 
 # The cache key: the same inputs give the same key; a changed script or
 # a changed make variable gives another.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 script=$top/scripts/build-tools.sh
 k0=$("$script" --key)
 cp "$script" "$tmp/a.sh"

@@ -5,14 +5,11 @@
 # default flavour) and onto the test VM's, then olddefconfig; every
 # option the fragment lists comes out as listed. A fragment that the
 # config's dependencies defeat fails the merge.
-top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 script=$top/scripts/build-kernel-deb.sh
 frag=$top/kernel/config-tsq
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
 out=${OUTPUT:-$top/.output}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # merged NAME KCONFIG: the merge, its result in $tmp/NAME.config; the
 # fragment's lines that are not in it, on stdout. One object directory

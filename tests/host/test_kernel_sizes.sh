@@ -6,11 +6,8 @@
 # BTF (the script refuses when it does not); without a kernel, one line.
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 "$top/scripts/kernel-sizes.sh" 9.9 "$tmp/none.log" >"$tmp/none.out" 2>&1
 rc=$?

@@ -8,11 +8,8 @@
 # linux-source-7.9 .deb that a series made on 7.3-rc7 does not apply to.
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # one_line NAME SOURCES-LINE: the fetcher's exit status 2 and one line of
 # output in all, naming the package.
