@@ -54,16 +54,9 @@ reference() {
 reference
 "$TSQCTL" attach || fail "tsqctl attach"
 "$TSQCTL" set /ch limit 16000
-# A sample a depth first, not kept: the first connections after the
-# attach fill the cache and warm the slabs (a fresh boot's first samples
-# ran 1.3-4x the later ones). Then the depths take turns at going
-# first, so that none always follows the socket counter's run.
-for d in 1 8 32; do percall policy_established "$(at_depth $d)" >/dev/null; done
-depths=(1 8 32)
 for rep in $(seq "$REPS"); do
-	for i in 0 1 2; do
-		d=${depths[$(((rep + i) % 3))]}
-		percall policy_established "$(at_depth "$d")" >>"$TMP/depth$d"
+	for d in 1 8 32; do
+		percall policy_established "$(at_depth $d)" >>"$TMP/depth$d"
 	done
 	# Not the hook: the socket counter, which makes its socket storage.
 	percall policy_sk_state "$d8" >>"$TMP/sk_state"
