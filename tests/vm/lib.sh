@@ -190,6 +190,8 @@ pktmax_end() {
 # (tsq_cgroup's policy_tso()) and an skb's overhead beyond its payload
 # (1,280 B at most on x86_64; 8,200 B measured under budget 32k).
 skb_of() { echo $(( $1 / 4 + 1280 )); }
+# median: the median of numbers on stdin, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # What bpftrace printed, on one line: why there is no PKTMAX.
 pktmax_said() { head -c 300 "$TMP/pktmax" | tr '\n' ' '; }
 

@@ -78,7 +78,6 @@ ratio_se() {
 		print r, r * sqrt(va / na / ma ^ 2 + vb / nb / mb ^ 2)
 	}' "$1" "$2"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # hold: one loopback connection, both ends held until killed.
 hold='import socket, time

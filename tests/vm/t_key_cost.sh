@@ -81,7 +81,7 @@ while read -r path flows; do
 	for mode in off on limit budget; do
 		awk -v m=$mode -v p="$path" -v f="$flows" '$1 == m && $2 == p && $3 == f { print $5 }' \
 			"$TMP/runs" | sort -n >"$TMP/cell"
-		med=$(awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' "$TMP/cell")
+		med=$(median <"$TMP/cell")
 		[ -n "$off" ] || off=$med
 		mbps=$(awk -v m=$mode -v p="$path" -v f="$flows" -v s="$SECS" \
 			'$1 == m && $2 == p && $3 == f { t += $6; n++ } END { printf "%.0f", n ? t * 8 / s / n / 1e6 : 0 }' "$TMP/runs")
