@@ -4,23 +4,24 @@
 # What a TCP segment costs with the series' key off, with it on and no
 # policy, with a limit and with a budget (neither binding): CPU time per
 # segment sent, one boot, on the virtio path and on loopback, 1 and 8
-# flows, REPS runs of SECS seconds each.
-#  - Key off first: tcp_tsq_enabled is off from boot until the hook
-#    attaches, and nothing turns it off again (issue 35 item 2), so these
-#    runs cannot be interleaved with the others; they come first.
-#  - Then, tsq attached (key on), in turns: no policy, limit 16m, budget
-#    16m on the flows' cgroup.
+# flows, REPS rounds of SECS-second runs.
+#  - Each round is one interleaved set: tsq detached and the key off
+#    (it goes off a second after the last hook or policy went), then tsq
+#    attached (key on) with no policy, limit 16m and budget 16m on the
+#    flows' cgroup, in turns.
 # Per run: busy CPU time of both vCPUs (/proc/stat, 10-ms ticks) over
 # the root netns' TCP OutSegs (MSS-sized segments; on loopback the
 # receiver's ACKs too, alike in every mode), and the bytes iperf3 sent.
-# Per cell the median and the spread of its runs, and the ratio of the
-# medians against key off. Checked: the key's state in each phase (read
-# with bpftrace), every run moved data, dmesg. The targets (key on within
-# the noise of key off) are printed, not checked: a measurement of TCG.
+# Per cell and mode: the median of its runs and their spread, and the
+# median of the round's ratios to the key-off run of the same round,
+# with their least and greatest: the noise. Checked: the key's state
+# in each phase (read with bpftrace), every run moved data, dmesg. The
+# target (key on within the noise of key off) is printed, not checked:
+# a measurement of TCG.
 . "$(dirname "$0")/lib.sh"
 
 cgr=/sys/fs/cgroup
-REPS=${REPS:-5}
+REPS=${REPS:-10}
 SECS=${SECS:-4}
 mkdir -p $cgr/bulk
 iperf_server
@@ -52,15 +53,20 @@ run() {
 
 cells() { for path in virtio loopback; do for flows in 1 8; do echo "$path $flows"; done; done; }
 
+key_off() { [ "$(key_state)" = 0 ]; }
+
 k=$(key_state)
 check "before any attach: the key is off" 'k == 0' k="${k:-none}"
 for rep in $(seq "$REPS"); do
+	if [ "$rep" -gt 1 ]; then
+		"$TSQCTL" reset || fail "tsqctl reset"
+		ms=$(until_ok 10000 key_off)
+		check "round $rep: the key off after the detach" 'ms <= 10000' ms="$ms"
+	fi
 	cells | while read -r path flows; do run off "$path" "$flows" "$rep"; done
-done
-"$TSQCTL" attach || fail "tsqctl attach"
-k=$(key_state)
-check "tsq attached: the key is on" 'k > 0' k="${k:-none}"
-for rep in $(seq "$REPS"); do
+	"$TSQCTL" attach || fail "tsqctl attach"
+	k=$(key_state)
+	check "round $rep: tsq attached, the key is on" 'k > 0' k="${k:-none}"
 	for mode in on limit budget; do
 		"$TSQCTL" unset /bulk 2>/dev/null
 		case $mode in
@@ -71,23 +77,25 @@ for rep in $(seq "$REPS"); do
 	done
 done
 "$TSQCTL" reset
-k=$(key_state)
-log "after tsqctl reset: key $k (issue 35 item 2: nothing turns it off yet)"
+ms=$(until_ok 10000 key_off)
+check "after tsqctl reset, the key goes off" 'ms <= 10000' ms="$ms"
 
 check "every run moved data" 'n == 0' \
 	n="$(awk '$6 <= 0' "$TMP/runs" | wc -l)"
 while read -r path flows; do
-	off=
 	for mode in off on limit budget; do
 		awk -v m=$mode -v p="$path" -v f="$flows" '$1 == m && $2 == p && $3 == f { print $5 }' \
 			"$TMP/runs" | sort -n >"$TMP/cell"
-		med=$(median <"$TMP/cell")
-		[ -n "$off" ] || off=$med
+		# The round's ratio to its own key-off run.
+		awk -v m=$mode -v p="$path" -v f="$flows" '$2 == p && $3 == f { v[$1, $4] = $5 }
+			END { for (k in v) { split(k, a, SUBSEP); if (a[1] == m && v["off", a[2]] > 0)
+				printf "%.4f\n", v[k] / v["off", a[2]] } }' "$TMP/runs" | sort -n >"$TMP/ratios"
 		mbps=$(awk -v m=$mode -v p="$path" -v f="$flows" -v s="$SECS" \
 			'$1 == m && $2 == p && $3 == f { t += $6; n++ } END { printf "%.0f", n ? t * 8 / s / n / 1e6 : 0 }' "$TMP/runs")
 		log "$path, $flows flows, key $mode: $(tr '\n' ' ' <"$TMP/cell")ns/segment," \
-			"median $med, spread $(awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.1f", a ? 100 * (b - a) / a : 0 }' "$TMP/cell") %," \
-			"$(awk -v a="$med" -v b="$off" 'BEGIN { printf "%.3f", b ? a / b : 0 }') x key off; mean $mbps Mbit/s sent"
+			"median $(median <"$TMP/cell"), spread $(awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.1f", a ? 100 * (b - a) / a : 0 }' "$TMP/cell") %;" \
+			"x key off by round: median $(median <"$TMP/ratios"), $(head -1 "$TMP/ratios")-$(tail -1 "$TMP/ratios");" \
+			"mean $mbps Mbit/s sent"
 	done
 done < <(cells)
 check_dmesg key_cost
