@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tsq-test: not-default a measurement of minutes under TCG (issue 35 items 2 and 5), not a check of behaviour
+# tsq-test: timeout 1500
 # What a TCP segment costs with the series' key off, with it on and no
 # policy, with a limit and with a budget (neither binding): CPU time per
 # segment sent, one boot, on the virtio path and on loopback, 1 and 8
