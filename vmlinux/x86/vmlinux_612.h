@@ -10173,11 +10173,6 @@ enum its_mitigation_cmd {
 	ITS_CMD_RSB_STUFF = 3,
 };
 
-enum jump_label_type {
-	JUMP_LABEL_NOP = 0,
-	JUMP_LABEL_JMP = 1,
-};
-
 enum kcore_type {
 	KCORE_TEXT = 0,
 	KCORE_VMALLOC = 1,
@@ -46597,17 +46592,6 @@ struct jit_context {
 	int tail_call_indirect_label;
 };
 
-struct jump_entry {
-	s32 code;
-	s32 target;
-	long int key;
-};
-
-struct jump_label_patch {
-	const void *code;
-	int size;
-};
-
 struct k_itimer;
 
 struct k_clock {
@@ -51144,8 +51128,6 @@ struct module {
 	unsigned int btf_base_data_size;
 	void *btf_data;
 	void *btf_base_data;
-	struct jump_entry *jump_entries;
-	unsigned int num_jump_entries;
 	unsigned int num_trace_bprintk_fmt;
 	const char **trace_bprintk_fmt_start;
 	struct trace_event_call **trace_events;
@@ -51162,6 +51144,7 @@ struct module {
 	struct list_head target_list;
 	void (*exit)(void);
 	atomic_t refcnt;
+	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -62858,21 +62841,8 @@ struct static_call_tramp_key {
 	s32 key;
 };
 
-struct static_key_mod;
-
 struct static_key {
 	atomic_t enabled;
-	union {
-		long unsigned int type;
-		struct jump_entry *entries;
-		struct static_key_mod *next;
-	};
-};
-
-struct static_key_deferred {
-	struct static_key key;
-	long unsigned int timeout;
-	struct delayed_work work;
 };
 
 struct static_key_false {
@@ -62881,14 +62851,6 @@ struct static_key_false {
 
 struct static_key_false_deferred {
 	struct static_key_false key;
-	long unsigned int timeout;
-	struct delayed_work work;
-};
-
-struct static_key_mod {
-	struct static_key_mod *next;
-	struct jump_entry *entries;
-	struct module *mod;
 };
 
 struct static_key_true {
