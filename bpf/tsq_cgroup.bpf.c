@@ -439,19 +439,21 @@ int policy_queued(struct bpf_iter__tcp *ctx)
 	struct tcp_tsq_group *g;
 	struct tsq_policy p;
 	struct tcp_sock *tp;
+	struct tcp_tsq *q;
 	int wmem;
 
 	if (!skc)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(skc);
-	if (!tp || !tp->tsq.flags)
+	q = tp ? tp->tsq : NULL;
+	if (!q)
 		return 0;
 	rec.cgid = policy_of(&tp->inet_conn.icsk_inet.sk, &p);
 	if (!rec.cgid)
 		return 0;
 	wmem = tp->inet_conn.icsk_inet.sk.sk_wmem_alloc.refs.counter;
 	rec.wmem = wmem > 1 ? wmem - 1 : 0;
-	g = tp->tsq.group;
+	g = q->group;
 	if (g) {
 		rec.group_queued = g->queued.counter;
 		rec.budget = g->budget;
@@ -474,7 +476,8 @@ int BPF_PROG(policy_throttle, struct sock *sk, unsigned long limit,
 	struct tsq_stats *st;
 	__u64 cgid;
 
-	if (!tp || !tp->tsq.flags)
+	/* The kernel allocates a policy only for sockets it gave one. */
+	if (!tp || !tp->tsq)
 		return 0;
 	cgid = policy_of(sk, &p);
 	if (!cgid)

@@ -85,7 +85,7 @@ mkdir -p "$(dirname "$file")"
 		a=$(get "$tmp/stock" $s) b=$(get "$tmp/series" $s)
 		echo "struct $s: stock $a B, series $b B, +$((b - a)) B; 64-B lines $(((a + 63) / 64)) -> $(((b + 63) / 64))"
 	done
-	echo "struct tcp_tsq (in every tcp_sock): $(get "$tmp/series" tcp_tsq) B"
+	echo "struct tcp_tsq (one per socket with a policy, allocated): $(get "$tmp/series" tcp_tsq) B"
 	echo "struct tcp_tsq_group (one per group, allocated; BTF): $(btf_size tcp_tsq_group) B"
 	echo "struct tcp_sock in vmlinux BTF: $btf B"
 } | tee "$file"

@@ -64042,21 +64042,7 @@ struct tcp_sack_block {
 	u32 end_seq;
 };
 
-struct tcp_tsq_group;
-
-struct tcp_tsq {
-	u32 flags;
-	u32 limit;
-	u32 limit_us;
-	u32 tso;
-	struct tcp_tsq_group *group;
-	u32 charged;
-	u32 reserved;
-	u32 granted;
-	u32 need;
-	spinlock_t lock;
-	struct list_head wait;
-};
+struct tcp_tsq;
 
 struct tcp_fastopen_request;
 
@@ -64102,7 +64088,7 @@ struct tcp_sock {
 	u32 snd_ssthresh;
 	u8 recvmsg_inq: 1;
 	__u8 __cacheline_group_end__tcp_sock_read_rx[0];
-	long: 64;
+	struct tcp_tsq *tsq;
 	long: 64;
 	long: 64;
 	long: 64;
@@ -64224,7 +64210,6 @@ struct tcp_sock {
 	int linger2;
 	u8 bpf_sock_ops_cb_flags;
 	u8 bpf_chg_cc_inprogress: 1;
-	struct tcp_tsq tsq;
 	u16 timeout_rehash;
 	u32 rcv_ooopack;
 	struct {
@@ -64236,6 +64221,7 @@ struct tcp_sock {
 	struct tcp_fastopen_request *fastopen_req;
 	struct request_sock *fastopen_rsk;
 	struct saved_syn *saved_syn;
+	long: 64;
 };
 
 struct tcp6_sock {
@@ -64584,6 +64570,24 @@ struct tcp_timewait_sock {
 	u32 tw_last_oow_ack_time;
 	int tw_ts_recent_stamp;
 	u32 tw_tx_delay;
+};
+
+struct tcp_tsq_group;
+
+struct tcp_tsq {
+	u32 flags;
+	u32 limit;
+	u32 limit_us;
+	u32 tso;
+	struct sock *sk;
+	struct tcp_tsq_group *group;
+	u32 charged;
+	u32 reserved;
+	u32 granted;
+	u32 need;
+	spinlock_t lock;
+	struct list_head wait;
+	struct callback_head rcu;
 };
 
 struct tcp_tsq_group {
