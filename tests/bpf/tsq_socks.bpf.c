@@ -19,8 +19,10 @@ SEC("iter/tcp")
 int tsq_socks(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
-	struct tcp_tsq_group *g;
+	__u32 flags = 0, limit = 0, limit_us = 0, tso = 0, charged = 0;
+	struct tcp_tsq_group *g = NULL;
 	struct tcp_sock *tp;
+	struct tcp_tsq *q;
 	long queued = 0;
 	__u32 budget = 0;
 
@@ -29,7 +31,16 @@ int tsq_socks(struct bpf_iter__tcp *ctx)
 	tp = bpf_skc_to_tcp_sock(skc);
 	if (!tp)
 		return 0;
-	g = tp->tsq.group;
+	/* Allocated while the socket has a policy, NULL otherwise. */
+	q = tp->tsq;
+	if (q) {
+		flags = q->flags;
+		limit = q->limit;
+		limit_us = q->limit_us;
+		tso = q->tso;
+		charged = q->charged;
+		g = q->group;
+	}
 	if (g) {
 		queued = g->queued.counter;
 		budget = g->budget;
@@ -37,8 +48,7 @@ int tsq_socks(struct bpf_iter__tcp *ctx)
 	BPF_SEQ_PRINTF(ctx->meta->seq, "%u %u %d %u %u %u %u %ld %u %u %llu\n",
 		       skc->skc_num, bpf_ntohs(skc->skc_dport),
 		       tp->inet_conn.icsk_inet.sk.sk_wmem_alloc.refs.counter - 1,
-		       tp->tsq.flags, tp->tsq.limit, tp->tsq.limit_us, tp->tsq.tso,
-		       queued, budget, tp->tsq.charged,
+		       flags, limit, limit_us, tso, queued, budget, charged,
 		       tp->inet_conn.icsk_inet.sk.sk_cgrp_data.cgroup->kn->id);
 	return 0;
 }
